@@ -1,0 +1,24 @@
+# All dependencies come from Debian packages (scripts/install_deps.sh). No downloads.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(simdjson REQUIRED)
+find_package(fmt REQUIRED)
+find_package(ZLIB REQUIRED)
+pkg_check_modules(ISAL IMPORTED_TARGET libisal)
+pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
+pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+find_package(Curses)
+find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+if(GPUWHY_DEV_MODE)
+  find_package(GTest REQUIRED)
+  find_package(benchmark QUIET)
+endif()
+
+# CUDA toolkit is optional: cuda_occupancy.h is header-only and needs no GPU.
+find_path(GPUWHY_CUDA_INCLUDE_DIR cuda_occupancy.h
+  HINTS $ENV{CUDA_HOME}/include /usr/local/cuda/include /usr/include)
+if(GPUWHY_CUDA_INCLUDE_DIR)
+  message(STATUS "gpuwhy: cuda_occupancy.h found in ${GPUWHY_CUDA_INCLUDE_DIR}")
+else()
+  message(STATUS "gpuwhy: CUDA toolkit not found; occupancy uses the built-in table only")
+endif()

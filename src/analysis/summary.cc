@@ -1,0 +1,2 @@
+// Placeholder translation unit; replaced by the device summary.
+namespace gpuwhy::analysis {}

@@ -1,0 +1,33 @@
+// Time and unit helpers. All model times are int64 nanoseconds on one clock.
+//
+// Contract: values that are unknown are represented by the kMissing* sentinels
+// below, never by 0; test with IsMissing()/IsValid() rather than comparing.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace gpuwhy {
+
+inline constexpr int64_t kNsPerUs = 1000;
+inline constexpr int64_t kNsPerMs = 1000 * 1000;
+inline constexpr int64_t kNsPerS = 1000 * 1000 * 1000;
+
+// Sentinels for "missing / unsupported". Chosen outside any valid range.
+inline constexpr int64_t kMissingI64 = std::numeric_limits<int64_t>::min();
+inline constexpr int32_t kMissingI32 = std::numeric_limits<int32_t>::min();
+inline constexpr float kMissingF32 = std::numeric_limits<float>::quiet_NaN();
+inline constexpr double kMissingF64 = std::numeric_limits<double>::quiet_NaN();
+
+inline constexpr bool IsValid(int64_t v) { return v != kMissingI64; }
+inline constexpr bool IsValid(int32_t v) { return v != kMissingI32; }
+inline bool IsValid(float v) { return !std::isnan(v); }
+inline bool IsValid(double v) { return !std::isnan(v); }
+
+// NsToUs/NsToMs/NsToS: for presentation only; analysis stays in ns.
+inline constexpr double NsToUs(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+inline constexpr double NsToMs(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+inline constexpr double NsToS(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+}  // namespace gpuwhy

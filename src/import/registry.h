@@ -1,0 +1,28 @@
+// Import registry: picks the importer for a path by content and runs it.
+//
+// Contract: ImportFile() never returns a partial trace: on any container error
+// it returns the Status (missing file, directory, empty file, unknown format,
+// corrupt data), with a message naming the path and position.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "import/importer.h"
+#include "model/trace.h"
+
+namespace gpuwhy::import {
+
+// BuiltinImporters: one instance of every importer gpuwhy ships, in sniff order.
+std::vector<std::unique_ptr<Importer>> BuiltinImporters();
+
+// ImportFile: detect the format of `path` and import it.
+Result<model::Trace> ImportFile(const std::string& path);
+
+// ExpandInputs: files named on the command line, with directories expanded to
+// the traces they contain (sorted), for multi-rank analysis.
+Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);
+
+}  // namespace gpuwhy::import

@@ -1,0 +1,74 @@
+// Column-table machinery shared by every event table in the model.
+//
+// Contract: GPUWHY_DEFINE_TABLE(Table, Row, COLUMNS) declares a plain Row struct
+// (one field per column, each defaulting to its "missing" value) and a Table
+// that stores each column in its own std::vector. Columns are public so hot
+// analysis loops can read them directly; Append()/Get() keep them in step.
+// The column list is the single declaration of the schema (docs come from it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "base/string_pool.h"
+#include "base/units.h"
+
+#define GPUWHY_ROW_FIELD(type, name, def) type name = def;
+#define GPUWHY_COL_FIELD(type, name, def) std::vector<type> name;
+#define GPUWHY_COL_PUSH(type, name, def) name.push_back(r.name);
+#define GPUWHY_COL_GET(type, name, def) r.name = name[i];
+#define GPUWHY_COL_RESERVE(type, name, def) name.reserve(n);
+#define GPUWHY_COL_BYTES(type, name, def) b += name.capacity() * sizeof(type);
+#define GPUWHY_COL_PERMUTE(type, name, def) ::gpuwhy::model::ApplyPermutation(name, order);
+#define GPUWHY_COL_SHRINK(type, name, def) name.shrink_to_fit();
+
+namespace gpuwhy::model {
+
+// ApplyPermutation: column[i] = old column[order[i]].
+template <typename T>
+void ApplyPermutation(std::vector<T>& col, const std::vector<uint32_t>& order) {
+  std::vector<T> out;
+  out.reserve(col.size());
+  for (uint32_t j : order) out.push_back(col[j]);
+  col.swap(out);
+}
+
+}  // namespace gpuwhy::model
+
+#define GPUWHY_DEFINE_TABLE(Table, Row, COLS)                             \
+  struct Row {                                                            \
+    COLS(GPUWHY_ROW_FIELD)                                                \
+  };                                                                      \
+  class Table {                                                           \
+   public:                                                                \
+    COLS(GPUWHY_COL_FIELD)                                                \
+    /* size: number of rows. */                                           \
+    size_t size() const { return size_; }                                 \
+    bool empty() const { return size_ == 0; }                             \
+    /* Append: add one row; returns its index. */                         \
+    uint32_t Append(const Row& r) {                                       \
+      COLS(GPUWHY_COL_PUSH)                                               \
+      return static_cast<uint32_t>(size_++);                              \
+    }                                                                     \
+    /* Get: a copy of row i (for tests and cold paths). */                \
+    Row Get(size_t i) const {                                             \
+      Row r;                                                              \
+      COLS(GPUWHY_COL_GET)                                                \
+      return r;                                                           \
+    }                                                                     \
+    void Reserve(size_t n) { COLS(GPUWHY_COL_RESERVE) }                   \
+    /* Permute: reorder rows so new row i is old row order[i]. */         \
+    void Permute(const std::vector<uint32_t>& order) { COLS(GPUWHY_COL_PERMUTE) } \
+    void ShrinkToFit() { COLS(GPUWHY_COL_SHRINK) }                        \
+    /* memory_bytes: heap bytes held by the columns. */                   \
+    size_t memory_bytes() const {                                         \
+      size_t b = 0;                                                       \
+      COLS(GPUWHY_COL_BYTES)                                              \
+      return b;                                                           \
+    }                                                                     \
+                                                                          \
+   private:                                                               \
+    size_t size_ = 0;                                                     \
+  };

@@ -1,0 +1,130 @@
+#include "model/trace.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gpuwhy::model {
+
+namespace {
+
+// SortOrder: stable order of rows by (start, end); identity when already sorted.
+std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                                bool* already_sorted) {
+  *already_sorted = true;
+  for (size_t i = 1; i < start.size(); ++i) {
+    if (start[i] < start[i - 1] || (start[i] == start[i - 1] && end[i] < end[i - 1])) {
+      *already_sorted = false;
+      break;
+    }
+  }
+  std::vector<uint32_t> order;
+  if (*already_sorted) return order;
+  order.resize(start.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
+  });
+  return order;
+}
+
+template <typename Table>
+std::vector<uint32_t> SortTable(Table& t) {
+  bool sorted = false;
+  std::vector<uint32_t> order = SortOrder(t.start_ns, t.end_ns, &sorted);
+  if (!sorted) t.Permute(order);
+  return order;
+}
+
+}  // namespace
+
+const Device* Trace::FindDevice(int32_t device_id) const {
+  for (const Device& d : devices)
+    if (d.device_id == device_id) return &d;
+  return nullptr;
+}
+
+Device& Trace::GetOrAddDevice(int32_t device_id) {
+  for (Device& d : devices)
+    if (d.device_id == device_id) return d;
+  Device d;
+  d.device_id = device_id;
+  devices.push_back(d);
+  return devices.back();
+}
+
+void Trace::Finalize() {
+  std::vector<uint32_t> korder = SortTable(kernels);
+  if (!korder.empty() && !collectives.empty()) {
+    std::vector<uint32_t> inverse(korder.size());
+    for (uint32_t i = 0; i < korder.size(); ++i) inverse[korder[i]] = i;
+    for (uint32_t& r : collectives.kernel_row) r = inverse[r];
+  }
+  SortTable(memcpys);
+  SortTable(memsets);
+  SortTable(api_calls);
+  SortTable(syncs);
+  SortTable(ranges);
+  {
+    bool sorted = false;
+    std::vector<uint32_t> order = SortOrder(markers.ts_ns, markers.ts_ns, &sorted);
+    if (!sorted) markers.Permute(order);
+  }
+  for (CounterSeries& s : counters) {
+    if (std::is_sorted(s.ts_ns.begin(), s.ts_ns.end())) continue;
+    std::vector<uint32_t> order(s.ts_ns.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return s.ts_ns[a] < s.ts_ns[b]; });
+    ApplyPermutation(s.ts_ns, order);
+    ApplyPermutation(s.value, order);
+  }
+  auto note_device = [&](int32_t id) {
+    if (IsValid(id) && FindDevice(id) == nullptr) GetOrAddDevice(id);
+  };
+  // Devices referenced only by events still need an entry; scan cheaply.
+  for (const auto* col : {&kernels.device_id, &memcpys.device_id, &memsets.device_id}) {
+    int32_t last = kMissingI32;
+    for (int32_t id : *col) {
+      if (id == last) continue;
+      last = id;
+      note_device(id);
+    }
+  }
+  std::sort(devices.begin(), devices.end(),
+            [](const Device& a, const Device& b) { return a.device_id < b.device_id; });
+}
+
+size_t Trace::event_count() const {
+  return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
+         ranges.size() + markers.size();
+}
+
+size_t Trace::memory_bytes() const {
+  size_t b = strings.memory_bytes() + kernels.memory_bytes() + memcpys.memory_bytes() +
+             memsets.memory_bytes() + api_calls.memory_bytes() + syncs.memory_bytes() +
+             ranges.memory_bytes() + markers.memory_bytes() + collectives.memory_bytes() +
+             gpu_processes.memory_bytes();
+  for (const CounterSeries& s : counters) b += s.ts_ns.capacity() * 8 + s.value.capacity() * 8;
+  return b;
+}
+
+std::pair<int64_t, int64_t> Trace::TimeExtent() const {
+  int64_t lo = kMissingI64, hi = kMissingI64;
+  auto take = [&](const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+    for (size_t i = 0; i < start.size(); ++i) {
+      if (!IsValid(start[i])) continue;
+      if (!IsValid(lo) || start[i] < lo) lo = start[i];
+      int64_t e = IsValid(end[i]) ? end[i] : start[i];
+      if (!IsValid(hi) || e > hi) hi = e;
+    }
+  };
+  take(kernels.start_ns, kernels.end_ns);
+  take(memcpys.start_ns, memcpys.end_ns);
+  take(memsets.start_ns, memsets.end_ns);
+  take(api_calls.start_ns, api_calls.end_ns);
+  take(syncs.start_ns, syncs.end_ns);
+  take(ranges.start_ns, ranges.end_ns);
+  return {lo, hi};
+}
+
+}  // namespace gpuwhy::model

@@ -1,0 +1,295 @@
+// Trace: the one in-memory model that every importer writes and every
+// analysis reads.
+//
+// Contract:
+// - All times are int64 nanoseconds on one clock, named by TraceInfo::clock.
+// - Event tables are columnar (see table.h); dimension tables (devices,
+//   processes, threads, streams) are small row vectors.
+// - Strings are interned in `strings`; columns hold StringId.
+// - Unknown values are the kMissing* sentinels of base/units.h, never 0.
+// - After an importer finishes it calls Finalize(), which sorts every event
+//   table by (start_ns, end_ns) so analyses may rely on that order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/string_pool.h"
+#include "base/units.h"
+#include "model/enums.h"
+#include "model/import_stats.h"
+#include "model/table.h"
+
+namespace gpuwhy::model {
+
+// ---- Event tables -------------------------------------------------------
+
+// Kernels. Launch configuration and occupancy fields are missing unless the
+// source provides them. shared_mem_bytes is static+dynamic when the source only
+// gives the sum (Kineto); static/dynamic are split when known (nsys, CUPTI).
+#define GPUWHY_KERNEL_COLUMNS(C)                       \
+  C(int32_t, device_id, kMissingI32)                   \
+  C(int64_t, stream_id, kMissingI64)                   \
+  C(int64_t, start_ns, kMissingI64)                    \
+  C(int64_t, end_ns, kMissingI64)                      \
+  C(int64_t, correlation_id, kMissingI64)              \
+  C(int64_t, external_id, kMissingI64)                 \
+  C(StringId, name, kEmptyString)                      \
+  C(int32_t, grid_x, kMissingI32)                      \
+  C(int32_t, grid_y, kMissingI32)                      \
+  C(int32_t, grid_z, kMissingI32)                      \
+  C(int32_t, block_x, kMissingI32)                     \
+  C(int32_t, block_y, kMissingI32)                     \
+  C(int32_t, block_z, kMissingI32)                     \
+  C(int32_t, registers_per_thread, kMissingI32)        \
+  C(int32_t, shared_mem_bytes, kMissingI32)            \
+  C(int32_t, static_shared_mem_bytes, kMissingI32)     \
+  C(int32_t, dynamic_shared_mem_bytes, kMissingI32)    \
+  C(float, blocks_per_sm, kMissingF32)                 \
+  C(float, warps_per_sm, kMissingF32)                  \
+  C(float, est_occupancy_pct, kMissingF32)             \
+  C(int64_t, graph_id, kMissingI64)                    \
+  C(int32_t, pid, kMissingI32)
+GPUWHY_DEFINE_TABLE(KernelTable, KernelRow, GPUWHY_KERNEL_COLUMNS)
+
+// Memory copies. src/dst_device are set for peer copies.
+#define GPUWHY_MEMCPY_COLUMNS(C)                                 \
+  C(int32_t, device_id, kMissingI32)                             \
+  C(int64_t, stream_id, kMissingI64)                             \
+  C(int64_t, start_ns, kMissingI64)                              \
+  C(int64_t, end_ns, kMissingI64)                                \
+  C(int64_t, correlation_id, kMissingI64)                        \
+  C(int64_t, external_id, kMissingI64)                           \
+  C(int64_t, bytes, kMissingI64)                                 \
+  C(CopyKind, copy_kind, CopyKind::kUnknown)                     \
+  C(MemoryKind, src_kind, MemoryKind::kUnknown)                  \
+  C(MemoryKind, dst_kind, MemoryKind::kUnknown)                  \
+  C(int32_t, src_device_id, kMissingI32)                         \
+  C(int32_t, dst_device_id, kMissingI32)                         \
+  C(int64_t, graph_id, kMissingI64)                              \
+  C(int32_t, pid, kMissingI32)
+GPUWHY_DEFINE_TABLE(MemcpyTable, MemcpyRow, GPUWHY_MEMCPY_COLUMNS)
+
+#define GPUWHY_MEMSET_COLUMNS(C)                                 \
+  C(int32_t, device_id, kMissingI32)                             \
+  C(int64_t, stream_id, kMissingI64)                             \
+  C(int64_t, start_ns, kMissingI64)                              \
+  C(int64_t, end_ns, kMissingI64)                                \
+  C(int64_t, correlation_id, kMissingI64)                        \
+  C(int64_t, external_id, kMissingI64)                           \
+  C(int64_t, bytes, kMissingI64)                                 \
+  C(MemoryKind, dst_kind, MemoryKind::kUnknown)                  \
+  C(int64_t, graph_id, kMissingI64)                              \
+  C(int32_t, pid, kMissingI32)
+GPUWHY_DEFINE_TABLE(MemsetTable, MemsetRow, GPUWHY_MEMSET_COLUMNS)
+
+// Host API calls (CUDA runtime/driver, HIP runtime, OS runtime).
+// cbid is the CUPTI callback id when the source gives it.
+#define GPUWHY_API_COLUMNS(C)                      \
+  C(int32_t, pid, kMissingI32)                     \
+  C(int64_t, tid, kMissingI64)                     \
+  C(int64_t, start_ns, kMissingI64)                \
+  C(int64_t, end_ns, kMissingI64)                  \
+  C(int64_t, correlation_id, kMissingI64)          \
+  C(int64_t, external_id, kMissingI64)             \
+  C(StringId, name, kEmptyString)                  \
+  C(int32_t, cbid, kMissingI32)                    \
+  C(ApiKind, kind, ApiKind::kRuntime)
+GPUWHY_DEFINE_TABLE(ApiTable, ApiRow, GPUWHY_API_COLUMNS)
+
+// Synchronization events (CUPTI SYNCHRONIZATION / Kineto cuda_sync / nsys
+// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION). stream_id is missing for context sync.
+#define GPUWHY_SYNC_COLUMNS(C)                              \
+  C(int32_t, device_id, kMissingI32)                        \
+  C(int64_t, stream_id, kMissingI64)                        \
+  C(int64_t, start_ns, kMissingI64)                         \
+  C(int64_t, end_ns, kMissingI64)                           \
+  C(int64_t, correlation_id, kMissingI64)                   \
+  C(SyncKind, kind, SyncKind::kUnknown)                     \
+  C(int64_t, event_id, kMissingI64)                         \
+  C(int64_t, wait_on_stream_id, kMissingI64)                \
+  C(int32_t, pid, kMissingI32)                              \
+  C(int64_t, tid, kMissingI64)
+GPUWHY_DEFINE_TABLE(SyncTable, SyncRow, GPUWHY_SYNC_COLUMNS)
+
+// Ranges: CPU ops, user annotations (ProfilerStep#N), NVTX ranges, python
+// functions, GPU-projected annotations. step is N for "ProfilerStep#N" (or an
+// NVTX step marker), otherwise missing. device/stream are set for GPU ranges.
+#define GPUWHY_RANGE_COLUMNS(C)                        \
+  C(int32_t, pid, kMissingI32)                         \
+  C(int64_t, tid, kMissingI64)                         \
+  C(int64_t, start_ns, kMissingI64)                    \
+  C(int64_t, end_ns, kMissingI64)                      \
+  C(StringId, name, kEmptyString)                      \
+  C(RangeKind, kind, RangeKind::kOther)                \
+  C(int64_t, external_id, kMissingI64)                 \
+  C(int32_t, step, kMissingI32)                        \
+  C(StringId, domain, kEmptyString)                    \
+  C(int32_t, device_id, kMissingI32)                   \
+  C(int64_t, stream_id, kMissingI64)
+GPUWHY_DEFINE_TABLE(RangeTable, RangeRow, GPUWHY_RANGE_COLUMNS)
+
+// Instant markers (NVTX marks, instant events).
+#define GPUWHY_MARKER_COLUMNS(C)               \
+  C(int32_t, pid, kMissingI32)                 \
+  C(int64_t, tid, kMissingI64)                 \
+  C(int64_t, ts_ns, kMissingI64)               \
+  C(StringId, name, kEmptyString)              \
+  C(StringId, domain, kEmptyString)
+GPUWHY_DEFINE_TABLE(MarkerTable, MarkerRow, GPUWHY_MARKER_COLUMNS)
+
+// Collective arguments of communication kernels (side table keyed by kernel
+// row; refer to rows only after Finalize(), which remaps kernel_row).
+#define GPUWHY_COLLECTIVE_COLUMNS(C)              \
+  C(uint32_t, kernel_row, 0)                      \
+  C(StringId, collective_name, kEmptyString)      \
+  C(int64_t, in_msg_nelems, kMissingI64)          \
+  C(int64_t, out_msg_nelems, kMissingI64)         \
+  C(int32_t, group_size, kMissingI32)             \
+  C(StringId, dtype, kEmptyString)                \
+  C(StringId, process_group_name, kEmptyString)   \
+  C(StringId, process_group_desc, kEmptyString)   \
+  C(StringId, process_group_ranks, kEmptyString)  \
+  C(int64_t, seq, kMissingI64)
+GPUWHY_DEFINE_TABLE(CollectiveTable, CollectiveRow, GPUWHY_COLLECTIVE_COLUMNS)
+
+// Processes that used a GPU (for contention): from nsys PROCESSES, nvidia-smi
+// or NVML process lists, recordings. used_memory_bytes is the peak seen.
+#define GPUWHY_GPU_PROCESS_COLUMNS(C)                 \
+  C(int32_t, device_id, kMissingI32)                  \
+  C(int32_t, pid, kMissingI32)                        \
+  C(StringId, name, kEmptyString)                     \
+  C(int64_t, used_memory_bytes, kMissingI64)          \
+  C(int64_t, first_seen_ns, kMissingI64)              \
+  C(int64_t, last_seen_ns, kMissingI64)               \
+  C(bool, is_profiled, false)
+GPUWHY_DEFINE_TABLE(GpuProcessTable, GpuProcessRow, GPUWHY_GPU_PROCESS_COLUMNS)
+
+// ---- Dimension tables ---------------------------------------------------
+
+// Device: one GPU. Limits are missing unless the source gives them.
+struct Device {
+  int32_t device_id = kMissingI32;  // ordinal as used by the events' device_id
+  StringId name = kEmptyString;
+  Vendor vendor = Vendor::kUnknown;
+  StringId uuid = kEmptyString;
+  int32_t sm_count = kMissingI32;
+  int32_t cc_major = kMissingI32;
+  int32_t cc_minor = kMissingI32;
+  int64_t total_memory_bytes = kMissingI64;
+  int32_t max_threads_per_sm = kMissingI32;
+  int32_t max_threads_per_block = kMissingI32;
+  int32_t max_blocks_per_sm = kMissingI32;
+  int32_t regs_per_sm = kMissingI32;
+  int32_t regs_per_block = kMissingI32;
+  int64_t smem_per_sm_bytes = kMissingI64;
+  int64_t smem_per_block_bytes = kMissingI64;
+  int64_t smem_per_block_optin_bytes = kMissingI64;
+  int32_t warp_size = kMissingI32;
+  int64_t pcie_bus_id = kMissingI64;
+};
+
+struct Process {
+  int32_t pid = kMissingI32;
+  StringId name = kEmptyString;
+};
+
+struct Thread {
+  int32_t pid = kMissingI32;
+  int64_t tid = kMissingI64;
+  StringId name = kEmptyString;
+};
+
+struct Stream {
+  int32_t device_id = kMissingI32;
+  int64_t stream_id = kMissingI64;
+  StringId name = kEmptyString;
+  int32_t priority = kMissingI32;
+};
+
+// CounterSeries: one sampled metric on one device (or host when device_id is
+// missing). value[i] is NaN where a sample was missing. period_ns is the
+// effective sample period the source states or gpuwhy measured (missing when
+// unknown). `source` says where the figure came from ("nvml", "dcgm",
+// "nsys GPU_METRICS", "nvidia-smi", ...).
+struct CounterSeries {
+  StringId name = kEmptyString;
+  CounterKind kind = CounterKind::kOther;
+  CounterUnit unit = CounterUnit::kUnknown;
+  int32_t device_id = kMissingI32;
+  StringId source = kEmptyString;
+  int64_t period_ns = kMissingI64;
+  std::vector<int64_t> ts_ns;
+  std::vector<double> value;
+};
+
+// RankInfo: distributed job identity, when the source gives it.
+struct RankInfo {
+  int32_t rank = kMissingI32;
+  int32_t world_size = kMissingI32;
+  int32_t local_rank = kMissingI32;
+  StringId backend = kEmptyString;
+  StringId hostname = kEmptyString;
+  int32_t pg_count = kMissingI32;
+};
+
+// TraceInfo: where the trace came from and which clock it uses.
+struct TraceInfo {
+  std::string source_path;
+  std::string format;         // "kineto-json", "nsys-sqlite", "nvidia-smi-csv", ...
+  std::string format_version; // e.g. Kineto schemaVersion, nsys EXPORT_META version
+  std::string clock = "unix_realtime";  // the one clock of every *_ns column
+  int64_t base_time_ns = kMissingI64;   // Kineto baseTimeNanoseconds, when present
+  std::string cuda_runtime_version;
+  std::string cuda_driver_version;
+  std::string cupti_version;
+};
+
+// Trace: everything imported from one source (one rank).
+class Trace {
+ public:
+  StringPool strings;
+  TraceInfo info;
+  RankInfo rank;
+
+  std::vector<Device> devices;
+  std::vector<Process> processes;
+  std::vector<Thread> threads;
+  std::vector<Stream> streams;
+
+  KernelTable kernels;
+  MemcpyTable memcpys;
+  MemsetTable memsets;
+  ApiTable api_calls;
+  SyncTable syncs;
+  RangeTable ranges;
+  MarkerTable markers;
+  CollectiveTable collectives;
+  GpuProcessTable gpu_processes;
+  std::vector<CounterSeries> counters;
+
+  ImportStats stats;
+
+  // FindDevice: the device with this ordinal, or nullptr.
+  const Device* FindDevice(int32_t device_id) const;
+  // GetOrAddDevice: the device with this ordinal, creating an empty one.
+  Device& GetOrAddDevice(int32_t device_id);
+  // Name: shorthand for strings.Get(id).
+  std::string_view Str(StringId id) const { return strings.Get(id); }
+
+  // Finalize: sort event tables by (start_ns, end_ns), remap side tables,
+  // sort counter samples by time, and add devices referenced by events but
+  // not declared. Importers call it once at the end. Idempotent.
+  void Finalize();
+
+  // event_count: rows across all event tables (for throughput figures).
+  size_t event_count() const;
+  // memory_bytes: approximate heap bytes of the model.
+  size_t memory_bytes() const;
+  // TimeExtent: [min start, max end] over GPU and host events; missing when empty.
+  std::pair<int64_t, int64_t> TimeExtent() const;
+};
+
+}  // namespace gpuwhy::model

@@ -1,0 +1,2 @@
+// Placeholder translation unit; replaced by the terminal renderer.
+namespace gpuwhy::report {}
