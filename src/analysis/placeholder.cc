@@ -1,0 +1,1 @@
+// Keeps the library non-empty; real sources come from subfolders.

@@ -1,2 +1,0 @@
-// Placeholder translation unit; replaced by the device summary.
-namespace gpuwhy::analysis {}

@@ -1,2 +1,0 @@
-// Placeholder translation unit; replaced by the terminal renderer.
-namespace gpuwhy::report {}
