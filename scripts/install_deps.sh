@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gpuwhy needs, skipping those already present.
+# Idempotent; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev
+  libsimdjson-dev libcli11-dev libfmt-dev
+  zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libncurses-dev libcpp-httplib-dev
+  gzip python3 time procps
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install_deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
