@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# README command 2 (and what .ci/run calls): build and pass every test.
+#   1. the normal build (RelWithDebInfo) and its ctest suite;
+#   2. the ASan+UBSan build and the same suite;
+#   3. the layering check;
+#   4. a short libFuzzer run of every importer fuzzer (when clang is present).
+# Set GPUWHY_QUICK=1 to run step 1 and 3 only (local iteration).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+./scripts/install_deps.sh
+
+echo "== build (RelWithDebInfo)"
+cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/test -j"$jobs"
+echo "== tests"
+ctest --test-dir build/test --output-on-failure -j"$jobs" --timeout 300
+
+echo "== layering"
+./tools/check_layering.sh
+
+if [ "${GPUWHY_QUICK:-0}" = "1" ]; then
+  exit 0
+fi
+
+echo "== build (ASan+UBSan)"
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUWHY_SANITIZE=ON >/dev/null
+cmake --build build/asan -j"$jobs"
+echo "== tests under ASan+UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 600 -LE slow
+
+if command -v clang++ >/dev/null && [ -x fuzz/run_fuzzers.sh ]; then
+  echo "== fuzzers (${GPUWHY_FUZZ_SECONDS:-20} s each)"
+  ./fuzz/run_fuzzers.sh "${GPUWHY_FUZZ_SECONDS:-20}"
+fi
+echo "== all tests passed"
