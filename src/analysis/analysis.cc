@@ -1,0 +1,29 @@
+#include "analysis/analysis.h"
+
+namespace gpuwhy::analysis {
+
+TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options) {
+  TraceAnalysis out;
+  const model::TraceInfo& info = trace.info;
+  out.input.path = info.source_path;
+  out.input.format = info.format;
+  out.input.format_version = info.format_version;
+  out.input.clock = info.clock;
+  out.input.rank = trace.rank.rank;
+  out.input.world_size = trace.rank.world_size;
+  out.input.backend = std::string(trace.Str(trace.rank.backend));
+  out.input.hostname = std::string(trace.Str(trace.rank.hostname));
+
+  out.summary = SummarizeDevices(trace, options.summary);
+  // Other sections: one call each, below.
+  return out;
+}
+
+Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options) {
+  Analysis out;
+  out.traces.reserve(traces.size());
+  for (const model::Trace& t : traces) out.traces.push_back(AnalyzeTrace(t, options));
+  return out;
+}
+
+}  // namespace gpuwhy::analysis

@@ -1,0 +1,66 @@
+// Analysis: the aggregate result that every renderer takes.
+//
+// Lifecycle: the CLI imports traces, calls AnalyzeTraces() once, and hands the
+// Analysis to report::RenderTerminal / report::RenderJson. Nothing in here
+// refers back into a model::Trace (strings are copied), so the traces may be
+// freed before rendering.
+//
+// Adding a section (utilization, nsys compat tables, findings, ...):
+//   1. put its result type in your own folder (src/analysis/<name>/) and add
+//      ONE member to TraceAnalysis below (std::optional when it may not apply);
+//   2. fill it in AnalyzeTrace() in analysis.cc (one call);
+//   3. add a renderer section file in report/terminal and report/json and one
+//      line in their section lists (see report/terminal/sections.h).
+// Per-device results should be a vector keyed by device_id so device-scoped
+// renderer sections can find the entry of the device they are drawing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/summary/device_summary.h"
+#include "base/units.h"
+#include "model/trace.h"
+
+namespace gpuwhy::analysis {
+
+// AnalysisOptions: options of every section, grouped per section.
+struct AnalysisOptions {
+  SummaryOptions summary;
+};
+
+// InputInfo: identity of one analyzed input (copied from TraceInfo/RankInfo).
+struct InputInfo {
+  std::string path;
+  std::string format;          // "kineto-json", ...
+  std::string format_version;  // empty when unknown
+  int64_t size_bytes = kMissingI64;  // set by the caller (analysis does no I/O)
+  std::string clock;
+  int32_t rank = kMissingI32;
+  int32_t world_size = kMissingI32;
+  std::string backend;         // distributed backend, empty when unknown
+  std::string hostname;
+};
+
+// TraceAnalysis: all sections for one trace (one rank).
+struct TraceAnalysis {
+  InputInfo input;
+  TraceSummary summary;  // per-device summary (src/analysis/summary)
+  // Sections of other components are added here, one member each.
+};
+
+// Analysis: the whole run: one TraceAnalysis per input, in input order.
+struct Analysis {
+  std::string tool_version;  // e.g. "0.1.0"; set by the caller
+  std::vector<TraceAnalysis> traces;
+};
+
+// AnalyzeTrace: every section for one trace. Pure; `size_bytes` of the input
+// is left missing (the caller knows the file).
+TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options);
+
+// AnalyzeTraces: AnalyzeTrace() for each trace, in order.
+Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options);
+
+}  // namespace gpuwhy::analysis

@@ -1,0 +1,376 @@
+#include "analysis/summary/device_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/summary/sync_api_table.h"
+#include "analysis/summary/summary_math.h"
+
+namespace gpuwhy::analysis {
+
+namespace {
+
+using Interval = std::pair<int64_t, int64_t>;
+
+// TransferAcc: TransferStats plus the duration of events with known bytes,
+// which is the bandwidth denominator.
+struct TransferAcc {
+  TransferStats stats;
+  int64_t known_bytes_ns = 0;
+
+  void Add(int64_t bytes, int64_t dur_ns) {
+    ++stats.count;
+    stats.total_ns += dur_ns;
+    if (IsValid(bytes) && bytes >= 0) {
+      stats.bytes += bytes;
+      known_bytes_ns += dur_ns;
+    } else {
+      ++stats.count_missing_bytes;
+    }
+  }
+  TransferStats Finish() const {
+    TransferStats s = stats;
+    // bytes per ns is GB/s (1e9 bytes per 1e9 ns).
+    if (s.bytes > 0 && known_bytes_ns > 0)
+      s.bandwidth_gbps = static_cast<double>(s.bytes) / static_cast<double>(known_bytes_ns);
+    return s;
+  }
+};
+
+struct NameAcc {
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t max_ns = 0;
+};
+
+// DeviceAcc: everything collected for one device in the single pass.
+struct DeviceAcc {
+  int32_t device_id = kMissingI32;
+  std::vector<Interval> kernel_iv;
+  std::vector<Interval> all_iv;  // kernels + memcpy + memset
+  std::vector<int64_t> kernel_dur;
+  std::unordered_map<StringId, NameAcc> by_name;
+  std::set<int64_t> streams;
+  std::array<TransferAcc, 11> memcpy_dir{};  // by CopyKind value
+  std::map<std::tuple<uint8_t, uint8_t, uint8_t>, TransferAcc> memcpy_pair;
+  TransferAcc memcpy_total;
+  std::map<uint8_t, TransferAcc> memset_kind;
+  TransferAcc memset_total;
+  std::array<SyncEventStats, 5> sync_kind{};
+  std::map<std::string_view, SyncApiStats> sync_api;
+  std::map<int32_t, Interval> steps;  // step number -> [start, end]
+};
+
+int64_t Dur(int64_t start, int64_t end) { return end > start ? end - start : 0; }
+
+double Ratio(int64_t part, int64_t whole) {
+  if (!IsValid(part) || !IsValid(whole) || whole <= 0) return kMissingF64;
+  return static_cast<double>(part) / static_cast<double>(whole);
+}
+
+struct SyncCacheKey {
+  StringId name;
+  model::ApiKind kind;
+  int32_t cbid;
+  bool operator==(const SyncCacheKey&) const = default;
+};
+struct SyncCacheHash {
+  size_t operator()(const SyncCacheKey& k) const {
+    return std::hash<uint64_t>()((static_cast<uint64_t>(k.name) << 32) ^
+                                 (static_cast<uint64_t>(static_cast<uint32_t>(k.cbid)) << 3) ^
+                                 static_cast<uint64_t>(k.kind));
+  }
+};
+
+}  // namespace
+
+TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options) {
+  TraceSummary out;
+  auto [lo, hi] = trace.TimeExtent();
+  out.extent_start_ns = lo;
+  out.extent_end_ns = hi;
+  if (IsValid(lo) && IsValid(hi)) out.extent_ns = hi - lo;
+
+  // Devices that have GPU events, by id. Index into `accs`.
+  std::map<int32_t, size_t> dev_index;
+  std::vector<DeviceAcc> accs;
+  auto acc_for = [&](int32_t id) -> DeviceAcc& {
+    auto [it, added] = dev_index.try_emplace(id, accs.size());
+    if (added) {
+      accs.emplace_back();
+      accs.back().device_id = id;
+    }
+    return accs[it->second];
+  };
+  // correlation id -> device of the GPU event it launched.
+  std::unordered_map<int64_t, int32_t> corr_device;
+
+  const model::KernelTable& k = trace.kernels;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (!IsValid(k.device_id[i]) || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
+    DeviceAcc& a = acc_for(k.device_id[i]);
+    int64_t s = k.start_ns[i], e = std::max(k.end_ns[i], s);
+    a.kernel_iv.emplace_back(s, e);
+    a.all_iv.emplace_back(s, e);
+    a.kernel_dur.push_back(e - s);
+    NameAcc& n = a.by_name[k.name[i]];
+    ++n.count;
+    n.total_ns += e - s;
+    n.max_ns = std::max(n.max_ns, e - s);
+    if (IsValid(k.stream_id[i])) a.streams.insert(k.stream_id[i]);
+    if (IsValid(k.correlation_id[i])) corr_device.emplace(k.correlation_id[i], k.device_id[i]);
+  }
+  const model::MemcpyTable& m = trace.memcpys;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (!IsValid(m.device_id[i]) || !IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
+    DeviceAcc& a = acc_for(m.device_id[i]);
+    int64_t s = m.start_ns[i], e = std::max(m.end_ns[i], s);
+    a.all_iv.emplace_back(s, e);
+    auto dir = static_cast<uint8_t>(m.copy_kind[i]);
+    if (dir >= a.memcpy_dir.size()) dir = 0;
+    a.memcpy_dir[dir].Add(m.bytes[i], e - s);
+    a.memcpy_pair[{dir, static_cast<uint8_t>(m.src_kind[i]), static_cast<uint8_t>(m.dst_kind[i])}]
+        .Add(m.bytes[i], e - s);
+    a.memcpy_total.Add(m.bytes[i], e - s);
+    if (IsValid(m.stream_id[i])) a.streams.insert(m.stream_id[i]);
+    if (IsValid(m.correlation_id[i])) corr_device.emplace(m.correlation_id[i], m.device_id[i]);
+  }
+  const model::MemsetTable& ms = trace.memsets;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    if (!IsValid(ms.device_id[i]) || !IsValid(ms.start_ns[i]) || !IsValid(ms.end_ns[i])) continue;
+    DeviceAcc& a = acc_for(ms.device_id[i]);
+    int64_t s = ms.start_ns[i], e = std::max(ms.end_ns[i], s);
+    a.all_iv.emplace_back(s, e);
+    a.memset_kind[static_cast<uint8_t>(ms.dst_kind[i])].Add(ms.bytes[i], e - s);
+    a.memset_total.Add(ms.bytes[i], e - s);
+    if (IsValid(ms.stream_id[i])) a.streams.insert(ms.stream_id[i]);
+    if (IsValid(ms.correlation_id[i])) corr_device.emplace(ms.correlation_id[i], ms.device_id[i]);
+  }
+  // Sync events count for their device but are not busy time (HTA #149).
+  const model::SyncTable& sy = trace.syncs;
+  for (size_t i = 0; i < sy.size(); ++i) {
+    if (!IsValid(sy.device_id[i]) || !IsValid(sy.start_ns[i]) || !IsValid(sy.end_ns[i])) continue;
+    DeviceAcc& a = acc_for(sy.device_id[i]);
+    auto kind = static_cast<uint8_t>(sy.kind[i]);
+    if (kind >= a.sync_kind.size()) kind = 0;
+    ++a.sync_kind[kind].count;
+    a.sync_kind[kind].total_ns += Dur(sy.start_ns[i], sy.end_ns[i]);
+    if (IsValid(sy.correlation_id[i])) corr_device.emplace(sy.correlation_id[i], sy.device_id[i]);
+  }
+
+  // Which devices each process launched work on (via its calls' correlation ids).
+  const model::ApiTable& api = trace.api_calls;
+  std::map<int32_t, std::set<int32_t>> pid_devices;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (!IsValid(api.correlation_id[i])) continue;
+    auto it = corr_device.find(api.correlation_id[i]);
+    if (it != corr_device.end()) pid_devices[api.pid[i]].insert(it->second);
+  }
+  // Devices a host event of `pid` is attributed to (cases 2 and 3 above).
+  std::vector<int32_t> all_devices;
+  for (const auto& [id, idx] : dev_index) all_devices.push_back(id);
+  auto devices_of_pid = [&](int32_t pid, bool* to_all) -> std::vector<int32_t> {
+    auto it = pid_devices.find(pid);
+    if (it != pid_devices.end()) return {it->second.begin(), it->second.end()};
+    *to_all = true;
+    return all_devices;
+  };
+
+  // Sync-type host calls. Matching is cached per (name, layer, cbid).
+  std::unordered_map<SyncCacheKey, const SyncApiEntry*, SyncCacheHash> match_cache;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (!IsValid(api.start_ns[i]) || !IsValid(api.end_ns[i])) continue;
+    SyncCacheKey key{api.name[i], api.kind[i], api.cbid[i]};
+    auto cit = match_cache.find(key);
+    if (cit == match_cache.end())
+      cit = match_cache.emplace(key, MatchSyncApi(trace.Str(key.name), key.kind, key.cbid)).first;
+    const SyncApiEntry* entry = cit->second;
+    if (entry == nullptr) continue;
+    int64_t dur = Dur(api.start_ns[i], api.end_ns[i]);
+    std::vector<int32_t> targets;
+    auto corr = IsValid(api.correlation_id[i]) ? corr_device.find(api.correlation_id[i])
+                                                : corr_device.end();
+    if (corr != corr_device.end()) {
+      targets.push_back(corr->second);
+    } else {
+      bool to_all = false;
+      targets = devices_of_pid(api.pid[i], &to_all);
+      if (to_all && !targets.empty()) out.host_api_attributed_to_all = true;
+    }
+    for (int32_t d : targets) {
+      SyncApiStats& st = accs[dev_index.at(d)].sync_api[entry->name];
+      if (st.count == 0) {
+        st.name = std::string(entry->name);
+        st.api_class = entry->api_class;
+        st.host_blocking = entry->api_class != SyncApiClass::kGpuWait;
+        st.max_ns = 0;
+      }
+      ++st.count;
+      st.total_ns += dur;
+      st.max_ns = std::max(st.max_ns, dur);
+    }
+  }
+
+  // Steps: host ranges with a step number, attributed like host API calls.
+  const model::RangeTable& r = trace.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!IsValid(r.step[i]) || r.kind[i] == model::RangeKind::kGpuUserAnnotation) continue;
+    if (!IsValid(r.start_ns[i]) || !IsValid(r.end_ns[i])) continue;
+    bool unused = false;
+    for (int32_t d : devices_of_pid(r.pid[i], &unused)) {
+      auto [it, added] = accs[dev_index.at(d)].steps.try_emplace(
+          r.step[i], Interval{r.start_ns[i], r.end_ns[i]});
+      if (!added) {
+        it->second.first = std::min(it->second.first, r.start_ns[i]);
+        it->second.second = std::max(it->second.second, r.end_ns[i]);
+      }
+    }
+  }
+
+  // Finish each device.
+  for (DeviceAcc& a : accs) {
+    DeviceSummary d;
+    d.device_id = a.device_id;
+    if (const model::Device* dev = trace.FindDevice(a.device_id)) {
+      d.name = std::string(trace.Str(dev->name));
+      d.vendor = dev->vendor;
+      d.sm_count = dev->sm_count;
+      d.cc_major = dev->cc_major;
+      d.cc_minor = dev->cc_minor;
+      d.total_memory_bytes = dev->total_memory_bytes;
+    }
+    d.stream_count = static_cast<int64_t>(a.streams.size());
+
+    if (!a.all_iv.empty()) {
+      SortIntervals(a.kernel_iv);
+      SortIntervals(a.all_iv);
+      d.span_start_ns = a.all_iv.front().first;
+      d.span_end_ns = a.all_iv.front().second;
+      for (const Interval& iv : a.all_iv) d.span_end_ns = std::max(d.span_end_ns, iv.second);
+      d.span_ns = d.span_end_ns - d.span_start_ns;
+      d.busy.kernel_busy_ns = UnionLength(a.kernel_iv);
+      d.busy.gpu_busy_ns = UnionLength(a.all_iv);
+      d.busy.idle_ns = d.span_ns - d.busy.gpu_busy_ns;
+      d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
+      d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);
+      d.busy.idle_ratio = Ratio(d.busy.idle_ns, d.span_ns);
+    }
+
+    // Steps.
+    if (!a.steps.empty()) {
+      d.steps.has_steps = true;
+      d.steps.first_step = a.steps.begin()->first;
+      d.steps.last_step = a.steps.rbegin()->first;
+      std::vector<int64_t> durs;
+      durs.reserve(a.steps.size());
+      int64_t ws = a.steps.begin()->second.first, we = a.steps.begin()->second.second;
+      for (const auto& [n, iv] : a.steps) {
+        durs.push_back(Dur(iv.first, iv.second));
+        ws = std::min(ws, iv.first);
+        we = std::max(we, iv.second);
+      }
+      d.steps.window_start_ns = ws;
+      d.steps.window_end_ns = we;
+      d.steps.step_time = ComputeDurationStats(durs);
+    }
+
+    // Kernels.
+    KernelSummary& ks = d.kernels;
+    ks.duration = ComputeDurationStats(a.kernel_dur);  // sorts kernel_dur
+    for (size_t b = 0; b < kShortKernelThresholdsNs.size(); ++b) {
+      ShortKernelBucket& bucket = ks.short_kernels[b];
+      bucket.threshold_ns = kShortKernelThresholdsNs[b];
+      for (int64_t v : a.kernel_dur) {
+        if (v >= bucket.threshold_ns) break;  // sorted ascending
+        ++bucket.count;
+        bucket.time_ns += v;
+      }
+      bucket.count_ratio = Ratio(bucket.count, ks.duration.count);
+      bucket.time_ratio = Ratio(bucket.time_ns, ks.duration.total_ns);
+    }
+    ks.distinct_names = static_cast<int64_t>(a.by_name.size());
+    std::vector<KernelNameStats> names;
+    names.reserve(a.by_name.size());
+    for (const auto& [id, n] : a.by_name) {
+      KernelNameStats s;
+      s.name = std::string(trace.Str(id));
+      s.count = n.count;
+      s.total_ns = n.total_ns;
+      s.mean_ns = static_cast<double>(n.total_ns) / static_cast<double>(n.count);
+      s.max_ns = n.max_ns;
+      s.time_ratio = Ratio(n.total_ns, ks.duration.total_ns);
+      names.push_back(std::move(s));
+    }
+    std::sort(names.begin(), names.end(), [](const KernelNameStats& x, const KernelNameStats& y) {
+      return x.total_ns != y.total_ns ? x.total_ns > y.total_ns : x.name < y.name;
+    });
+    size_t top = static_cast<size_t>(std::max(0, options.top_kernels));
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (i < top) {
+        ks.top.push_back(std::move(names[i]));
+      } else {
+        ks.other_count += names[i].count;
+        ks.other_total_ns += names[i].total_ns;
+      }
+    }
+    if (names.size() > top) ks.other_time_ratio = Ratio(ks.other_total_ns, ks.duration.total_ns);
+
+    // Transfers.
+    for (size_t dir = 0; dir < a.memcpy_dir.size(); ++dir) {
+      if (a.memcpy_dir[dir].stats.count == 0) continue;
+      MemcpyGroup g;
+      g.copy_kind = static_cast<model::CopyKind>(dir);
+      g.stats = a.memcpy_dir[dir].Finish();
+      d.memcpy_by_direction.push_back(g);
+    }
+    for (const auto& [key, acc] : a.memcpy_pair) {
+      MemcpyGroup g;
+      g.copy_kind = static_cast<model::CopyKind>(std::get<0>(key));
+      g.src_kind = static_cast<model::MemoryKind>(std::get<1>(key));
+      g.dst_kind = static_cast<model::MemoryKind>(std::get<2>(key));
+      g.stats = acc.Finish();
+      d.memcpy_by_kind_pair.push_back(g);
+    }
+    d.memcpy_total = a.memcpy_total.Finish();
+    for (const auto& [kind, acc] : a.memset_kind) {
+      MemsetGroup g;
+      g.dst_kind = static_cast<model::MemoryKind>(kind);
+      g.stats = acc.Finish();
+      d.memset_by_kind.push_back(g);
+    }
+    d.memset_total = a.memset_total.Finish();
+
+    for (const auto& [name, st] : a.sync_api) d.sync_apis.push_back(st);
+    for (size_t kind = 0; kind < a.sync_kind.size(); ++kind) {
+      if (a.sync_kind[kind].count == 0) continue;
+      SyncEventStats s = a.sync_kind[kind];
+      s.kind = static_cast<model::SyncKind>(kind);
+      d.sync_events.push_back(s);
+    }
+    out.devices.push_back(std::move(d));
+  }
+
+  for (const model::Device& dev : trace.devices)
+    if (IsValid(dev.device_id) && dev_index.count(dev.device_id) == 0)
+      out.devices_without_events.push_back(dev.device_id);
+  std::sort(out.devices_without_events.begin(), out.devices_without_events.end());
+  out.devices_without_events.erase(
+      std::unique(out.devices_without_events.begin(), out.devices_without_events.end()),
+      out.devices_without_events.end());
+
+  for (size_t i = 0; i < model::kImportStatCount; ++i) {
+    uint64_t n = trace.stats.Get(i);
+    if (n == 0) continue;
+    const model::ImportStatInfo& info = model::kImportStatInfo[i];
+    out.import_stats.push_back(
+        {std::string(info.name), info.severity, std::string(info.description), n});
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis

@@ -1,0 +1,63 @@
+#include "analysis/summary/summary_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuwhy::analysis {
+
+void SortIntervals(std::vector<std::pair<int64_t, int64_t>>& intervals) {
+  if (!std::is_sorted(intervals.begin(), intervals.end()))
+    std::sort(intervals.begin(), intervals.end());
+}
+
+int64_t UnionLength(const std::vector<std::pair<int64_t, int64_t>>& intervals) {
+  if (intervals.empty()) return 0;
+  int64_t total = 0;
+  int64_t cur_start = intervals[0].first, cur_end = intervals[0].second;
+  for (const auto& [s, e] : intervals) {
+    if (s > cur_end) {
+      total += cur_end - cur_start;
+      cur_start = s;
+      cur_end = e;
+    } else if (e > cur_end) {
+      cur_end = e;
+    }
+  }
+  return total + (cur_end - cur_start);
+}
+
+int64_t PercentileSorted(const std::vector<int64_t>& sorted, double q) {
+  if (sorted.empty()) return kMissingI64;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  auto lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  double v = static_cast<double>(sorted[lo]) +
+             (static_cast<double>(sorted[hi]) - static_cast<double>(sorted[lo])) * frac;
+  return std::llround(v);
+}
+
+DurationStats ComputeDurationStats(std::vector<int64_t>& durations_ns) {
+  DurationStats s;
+  if (durations_ns.empty()) return s;
+  std::sort(durations_ns.begin(), durations_ns.end());
+  s.count = static_cast<int64_t>(durations_ns.size());
+  for (int64_t v : durations_ns) s.total_ns += v;
+  s.min_ns = durations_ns.front();
+  s.max_ns = durations_ns.back();
+  s.p50_ns = PercentileSorted(durations_ns, 0.50);
+  s.p90_ns = PercentileSorted(durations_ns, 0.90);
+  s.p95_ns = PercentileSorted(durations_ns, 0.95);
+  s.p99_ns = PercentileSorted(durations_ns, 0.99);
+  s.mean_ns = static_cast<double>(s.total_ns) / static_cast<double>(s.count);
+  // Two passes: the mean first keeps the variance stable for large ns values.
+  double sq = 0;
+  for (int64_t v : durations_ns) {
+    double d = static_cast<double>(v) - s.mean_ns;
+    sq += d * d;
+  }
+  s.stddev_ns = std::sqrt(sq / static_cast<double>(s.count));
+  return s;
+}
+
+}  // namespace gpuwhy::analysis

@@ -1,0 +1,16 @@
+#include "report/json/json_sections.h"
+
+namespace gpuwhy::report {
+
+const std::vector<JsonSection>& JsonSections() {
+  // Key order within each object is the order of this list.
+  static const std::vector<JsonSection> kSections = {
+      {"summary", JsonPlacement::kTrace, WriteTraceSummaryJson, nullptr},
+      {"device_summary", JsonPlacement::kDevice, nullptr, WriteDeviceSummaryJson},
+      // New sections go here.
+      {"import_stats", JsonPlacement::kTrace, WriteImportStatsJson, nullptr},
+  };
+  return kSections;
+}
+
+}  // namespace gpuwhy::report

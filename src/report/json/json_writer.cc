@@ -1,0 +1,173 @@
+#include "report/json/json_writer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "base/units.h"
+
+namespace gpuwhy::report {
+
+namespace {
+
+// Utf8SequenceLength: length of the valid UTF-8 sequence at s[i], or 0.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto b = static_cast<unsigned char>(s[i]);
+  size_t len = 0;
+  uint32_t cp = 0;
+  if (b < 0x80) return 1;
+  if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1F; }
+  else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0F; }
+  else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07; }
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    auto c = static_cast<unsigned char>(s[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  // Reject overlong forms, surrogates and out-of-range code points.
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+    return 0;
+  return len;
+}
+
+}  // namespace
+
+std::string JsonWriter::EscapeString(std::string_view s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  o.push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': o += "\\\""; ++i; continue;
+      case '\\': o += "\\\\"; ++i; continue;
+      case '\b': o += "\\b"; ++i; continue;
+      case '\f': o += "\\f"; ++i; continue;
+      case '\n': o += "\\n"; ++i; continue;
+      case '\r': o += "\\r"; ++i; continue;
+      case '\t': o += "\\t"; ++i; continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      o += fmt::format("\\u{:04x}", c);
+      ++i;
+      continue;
+    }
+    size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) {
+      o += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+      ++i;
+      continue;
+    }
+    o.append(s.substr(i, len));
+    i += len;
+  }
+  o.push_back('"');
+  return o;
+}
+
+void JsonWriter::Newline() {
+  out_ << '\n';
+  for (size_t i = 0; i < stack_.size(); ++i) out_ << "  ";
+}
+
+void JsonWriter::BeforeValue() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!stack_.empty()) {
+    if (!stack_.back().empty) out_ << ',';
+    stack_.back().empty = false;
+    Newline();
+  }
+}
+
+void JsonWriter::BeginObject() {
+  BeforeValue();
+  out_ << '{';
+  stack_.push_back({true, true});
+}
+
+void JsonWriter::EndObject() {
+  bool empty = stack_.back().empty;
+  stack_.pop_back();
+  if (!empty) Newline();
+  out_ << '}';
+  if (stack_.empty()) out_ << '\n';
+}
+
+void JsonWriter::BeginArray() {
+  BeforeValue();
+  out_ << '[';
+  stack_.push_back({false, true});
+}
+
+void JsonWriter::EndArray() {
+  bool empty = stack_.back().empty;
+  stack_.pop_back();
+  if (!empty) Newline();
+  out_ << ']';
+  if (stack_.empty()) out_ << '\n';
+}
+
+void JsonWriter::Key(std::string_view key) {
+  if (!stack_.back().empty) out_ << ',';
+  stack_.back().empty = false;
+  Newline();
+  out_ << EscapeString(key) << ": ";
+  after_key_ = true;
+}
+
+void JsonWriter::String(std::string_view s) {
+  BeforeValue();
+  out_ << EscapeString(s);
+}
+
+void JsonWriter::StringOrNull(std::string_view s) {
+  if (s.empty()) {
+    Null();
+  } else {
+    String(s);
+  }
+}
+
+void JsonWriter::Int(int64_t v) {
+  if (!IsValid(v)) return Null();
+  BeforeValue();
+  out_ << v;
+}
+
+void JsonWriter::Int32(int32_t v) {
+  if (!IsValid(v)) return Null();
+  BeforeValue();
+  out_ << v;
+}
+
+void JsonWriter::Uint(uint64_t v) {
+  BeforeValue();
+  out_ << v;
+}
+
+void JsonWriter::Double(double v, int decimals) {
+  if (!std::isfinite(v)) return Null();
+  BeforeValue();
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s == "-0" || s.find_first_not_of("-0.") == std::string::npos) s = s[0] == '-' ? s.substr(1) : s;
+  out_ << s;
+}
+
+void JsonWriter::Bool(bool v) {
+  BeforeValue();
+  out_ << (v ? "true" : "false");
+}
+
+void JsonWriter::Null() {
+  BeforeValue();
+  out_ << "null";
+}
+
+}  // namespace gpuwhy::report

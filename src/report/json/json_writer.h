@@ -1,0 +1,63 @@
+// JsonWriter: a small streaming JSON writer with deterministic output.
+//
+// Contract: produces valid JSON when calls are balanced (Begin/End pairs, Key
+// before each value inside objects). Strings are escaped per RFC 8259
+// (control characters as \u00XX; invalid UTF-8 bytes become U+FFFD).
+// Non-finite doubles and kMissing* integers are written as null. Output is
+// pretty-printed with 2-space indentation and "\n" line ends.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuwhy::report {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+  void BeginObject();
+  void EndObject();
+  void BeginArray();
+  void EndArray();
+  // Key: the name of the next value (inside an object only).
+  void Key(std::string_view key);
+
+  void String(std::string_view s);
+  // StringOrNull: null when `s` is empty (for "unknown" text fields).
+  void StringOrNull(std::string_view s);
+  void Int(int64_t v);            // null for kMissingI64
+  void Int32(int32_t v);          // null for kMissingI32
+  void Uint(uint64_t v);
+  // Double: fixed `decimals` places; null when not finite.
+  void Double(double v, int decimals);
+  void Bool(bool v);
+  void Null();
+
+  // Field helpers: Key() then the value.
+  void Field(std::string_view key, std::string_view v) { Key(key); String(v); }
+  void FieldInt(std::string_view key, int64_t v) { Key(key); Int(v); }
+  void FieldInt32(std::string_view key, int32_t v) { Key(key); Int32(v); }
+  void FieldDouble(std::string_view key, double v, int decimals) { Key(key); Double(v, decimals); }
+  void FieldBool(std::string_view key, bool v) { Key(key); Bool(v); }
+
+  // EscapeString: `s` as a quoted JSON string literal.
+  static std::string EscapeString(std::string_view s);
+
+ private:
+  void BeforeValue();
+  void Newline();
+
+  std::ostream& out_;
+  struct Level {
+    bool object = false;
+    bool empty = true;
+  };
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+}  // namespace gpuwhy::report

@@ -1,0 +1,16 @@
+#include "report/terminal/sections.h"
+
+namespace gpuwhy::report {
+
+const std::vector<TerminalSection>& TerminalSections() {
+  // Drawing order within each placement is the order of this list.
+  static const std::vector<TerminalSection> kSections = {
+      {"overview", SectionPlacement::kTraceHeader, RenderTraceOverview, nullptr},
+      {"device_summary", SectionPlacement::kDevice, nullptr, RenderDeviceSummary},
+      // New sections go here.
+      {"import_stats", SectionPlacement::kTraceFooter, RenderImportStats, nullptr},
+  };
+  return kSections;
+}
+
+}  // namespace gpuwhy::report

@@ -1,0 +1,229 @@
+// Terminal sections of the per-device summary: trace overview, device block,
+// import notes. Formatting only: every number comes from analysis::TraceSummary.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "report/terminal/sections.h"
+#include "report/terminal/text_format.h"
+
+namespace gpuwhy::report {
+
+namespace {
+
+constexpr size_t kIndent = 2;
+constexpr size_t kLabelWidth = 12;
+
+// Line: "  label       text", cut to the width.
+void Line(std::ostream& out, const TerminalContext& ctx, std::string_view label,
+          const std::string& text) {
+  std::string s(kIndent, ' ');
+  s += label;
+  if (label.size() < kLabelWidth) s.append(kLabelWidth - label.size(), ' ');
+  s += text;
+  out << FitWidth(s, static_cast<size_t>(ctx.options.width)) << '\n';
+}
+
+// MemoryKindLabel: Kineto's spelling ("Pageable", "Device Static").
+std::string_view MemoryKindLabel(model::MemoryKind k) {
+  switch (k) {
+    case model::MemoryKind::kPageable: return "Pageable";
+    case model::MemoryKind::kPinned: return "Pinned";
+    case model::MemoryKind::kDevice: return "Device";
+    case model::MemoryKind::kArray: return "Array";
+    case model::MemoryKind::kManaged: return "Managed";
+    case model::MemoryKind::kDeviceStatic: return "Device Static";
+    case model::MemoryKind::kManagedStatic: return "Managed Static";
+    case model::MemoryKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string SyncKindLabel(model::SyncKind k) {
+  switch (k) {
+    case model::SyncKind::kEventSynchronize: return "Event Sync";
+    case model::SyncKind::kStreamWaitEvent: return "Stream Wait Event";
+    case model::SyncKind::kStreamSynchronize: return "Stream Sync";
+    case model::SyncKind::kContextSynchronize: return "Context Sync";
+    case model::SyncKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string SyncClassLabel(analysis::SyncApiClass c) {
+  switch (c) {
+    case analysis::SyncApiClass::kExplicitSync: return "explicit sync";
+    case analysis::SyncApiClass::kBlockingMemcpy: return "blocking copy";
+    case analysis::SyncApiClass::kGpuWait: return "GPU-side wait (host not blocked)";
+  }
+  return "unknown";
+}
+
+std::string TimeAndPct(int64_t ns, double ratio) {
+  return FormatDuration(ns) + " (" + FormatPct(ratio) + ")";
+}
+
+void TransferRow(TextTable& t, std::string label, const analysis::TransferStats& s) {
+  std::string bytes = FormatBytes(s.bytes);
+  if (s.count_missing_bytes == s.count) bytes = std::string(kNa);
+  t.AddRow({std::move(label), FormatCount(s.count), bytes, FormatDuration(s.total_ns),
+            FormatGbps(s.bandwidth_gbps)});
+}
+
+void RenderSteps(const TerminalContext& ctx, const analysis::StepSummary& st, std::ostream& out) {
+  if (!st.has_steps) {
+    Line(out, ctx, "steps", "none found (no ProfilerStep#N markers in this trace)");
+    return;
+  }
+  const analysis::DurationStats& d = st.step_time;
+  Line(out, ctx, "steps",
+       fmt::format("{} ProfilerStep (#{}..#{}) · window {}", FormatCount(d.count),
+                   st.first_step, st.last_step,
+                   FormatDuration(st.window_end_ns - st.window_start_ns)));
+  Line(out, ctx, "step time",
+       fmt::format("mean {} · p50 {} · p95 {} · min {} · max {} · sd {}",
+                   FormatDurationF(d.mean_ns), FormatDuration(d.p50_ns), FormatDuration(d.p95_ns),
+                   FormatDuration(d.min_ns), FormatDuration(d.max_ns),
+                   FormatDurationF(d.stddev_ns)));
+}
+
+void RenderKernels(const TerminalContext& ctx, const analysis::KernelSummary& ks,
+                   std::ostream& out) {
+  const analysis::DurationStats& d = ks.duration;
+  if (d.count == 0) {
+    Line(out, ctx, "kernels", "none");
+    return;
+  }
+  Line(out, ctx, "kernels",
+       fmt::format("{} launches · {} names · summed time {}", FormatCount(d.count),
+                   FormatCount(ks.distinct_names), FormatDuration(d.total_ns)));
+  Line(out, ctx, "duration",
+       fmt::format("min {} · p50 {} · p90 {} · p99 {} · max {} · mean {}", FormatDuration(d.min_ns),
+                   FormatDuration(d.p50_ns), FormatDuration(d.p90_ns), FormatDuration(d.p99_ns),
+                   FormatDuration(d.max_ns), FormatDurationF(d.mean_ns)));
+  std::string counts, times;
+  for (const analysis::ShortKernelBucket& b : ks.short_kernels) {
+    std::string head = "<" + FormatDuration(b.threshold_ns);
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : " · ", head, FormatPct(b.count_ratio));
+    times += fmt::format("{}{} {}", times.empty() ? "" : " · ", head, FormatPct(b.time_ratio));
+  }
+  Line(out, ctx, "short", "of launches: " + counts);
+  Line(out, ctx, "", "of time:     " + times);
+
+  out << '\n';
+  TextTable t({{"top kernels by total time", true},
+               {"count"},
+               {"total"},
+               {"mean"},
+               {"max"},
+               {"time"}});
+  for (const analysis::KernelNameStats& k : ks.top)
+    t.AddRow({k.name, FormatCount(k.count), FormatDuration(k.total_ns), FormatDurationF(k.mean_ns),
+              FormatDuration(k.max_ns), FormatPct(k.time_ratio)});
+  if (ks.other_count > 0)
+    t.AddRow({fmt::format("({} other names)", ks.distinct_names - static_cast<int64_t>(ks.top.size())),
+              FormatCount(ks.other_count), FormatDuration(ks.other_total_ns), "", "",
+              FormatPct(ks.other_time_ratio)});
+  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+}
+
+void RenderTransfers(const TerminalContext& ctx, const analysis::DeviceSummary& d,
+                     std::ostream& out) {
+  out << '\n';
+  if (d.memcpy_total.count == 0 && d.memset_total.count == 0) {
+    Line(out, ctx, "transfers", "no memcpy or memset");
+    return;
+  }
+  TextTable t({{"memcpy / memset", true}, {"count"}, {"bytes"}, {"time"}, {"bandwidth"}});
+  for (const analysis::MemcpyGroup& g : d.memcpy_by_direction) {
+    TransferRow(t, "Memcpy " + std::string(model::ToString(g.copy_kind)), g.stats);
+    for (const analysis::MemcpyGroup& p : d.memcpy_by_kind_pair) {
+      if (p.copy_kind != g.copy_kind) continue;
+      TransferRow(t,
+                  fmt::format("  {} -> {}", MemoryKindLabel(p.src_kind),
+                              MemoryKindLabel(p.dst_kind)),
+                  p.stats);
+    }
+  }
+  for (const analysis::MemsetGroup& g : d.memset_by_kind)
+    TransferRow(t, fmt::format("Memset ({})", MemoryKindLabel(g.dst_kind)), g.stats);
+  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+}
+
+void RenderSync(const TerminalContext& ctx, const analysis::DeviceSummary& d, std::ostream& out) {
+  out << '\n';
+  if (d.sync_apis.empty()) {
+    Line(out, ctx, "host sync", "no sync-type host API calls");
+  } else {
+    TextTable t({{"host sync calls", true}, {"count"}, {"host time"}, {"max"}, {"kind", true}});
+    for (const analysis::SyncApiStats& s : d.sync_apis)
+      t.AddRow({s.name, FormatCount(s.count), FormatDuration(s.total_ns),
+                FormatDuration(s.max_ns), SyncClassLabel(s.api_class)});
+    t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  }
+  if (!d.sync_events.empty()) {
+    out << '\n';
+    TextTable t({{"cuda_sync events", true}, {"count"}, {"time"}});
+    for (const analysis::SyncEventStats& s : d.sync_events)
+      t.AddRow({SyncKindLabel(s.kind), FormatCount(s.count), FormatDuration(s.total_ns)});
+    t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  }
+}
+
+}  // namespace
+
+void RenderTraceOverview(const TerminalContext& ctx, std::ostream& out) {
+  const analysis::TraceSummary& s = ctx.trace.summary;
+  const analysis::InputInfo& in = ctx.trace.input;
+  std::string rank = IsValid(in.rank) ? FormatInt(in.rank) : std::string(kNa);
+  if (IsValid(in.world_size)) rank += " of " + FormatInt(in.world_size);
+  Line(out, ctx, "extent",
+       fmt::format("{} (first to last event, host and GPU) · rank {}", FormatDuration(s.extent_ns),
+                   rank));
+  if (s.devices.empty()) {
+    Line(out, ctx, "devices", "no GPU activity in this trace");
+  } else {
+    Line(out, ctx, "devices",
+         fmt::format("{} with GPU events", s.devices.size()));
+  }
+  if (!s.devices_without_events.empty()) {
+    std::string ids;
+    for (int32_t id : s.devices_without_events) ids += (ids.empty() ? "" : ", ") + FormatInt(id);
+    Line(out, ctx, "", "declared without GPU events: " + ids);
+  }
+}
+
+void RenderDeviceSummary(const TerminalContext& ctx, const analysis::DeviceSummary& d,
+                         std::ostream& out) {
+  Line(out, ctx, "span", FormatDuration(d.span_ns) + " (first to last GPU event)");
+  RenderSteps(ctx, d.steps, out);
+  Line(out, ctx, "busy",
+       fmt::format("kernels {} · kernels+memcpy+memset {}",
+                   TimeAndPct(d.busy.kernel_busy_ns, d.busy.kernel_busy_ratio),
+                   TimeAndPct(d.busy.gpu_busy_ns, d.busy.gpu_busy_ratio)));
+  Line(out, ctx, "idle", TimeAndPct(d.busy.idle_ns, d.busy.idle_ratio) + " of the span");
+  out << '\n';
+  RenderKernels(ctx, d.kernels, out);
+  RenderTransfers(ctx, d, out);
+  RenderSync(ctx, d, out);
+}
+
+void RenderImportStats(const TerminalContext& ctx, std::ostream& out) {
+  const analysis::TraceSummary& s = ctx.trace.summary;
+  if (s.host_api_attributed_to_all && s.devices.size() > 1) {
+    out << '\n';
+    Line(out, ctx, "note",
+         "some host sync calls have no device link; they are counted on every device");
+  }
+  out << '\n';
+  if (s.import_stats.empty()) {
+    Line(out, ctx, "import", "clean: no events skipped or repaired");
+    return;
+  }
+  TextTable t({{"import notes", true}, {"count"}, {"meaning", true}});
+  for (const analysis::ImportStatLine& l : s.import_stats)
+    t.AddRow({l.name, FormatCount(static_cast<int64_t>(l.count)), l.description});
+  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 2);
+}
+
+}  // namespace gpuwhy::report

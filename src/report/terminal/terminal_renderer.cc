@@ -1,0 +1,56 @@
+#include "report/terminal/terminal_renderer.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include "report/terminal/sections.h"
+#include "report/terminal/text_format.h"
+
+namespace gpuwhy::report {
+
+namespace {
+
+std::string DeviceTitle(const analysis::DeviceSummary& d) {
+  std::string s = fmt::format("GPU {}", FormatInt(d.device_id));
+  s += " · " + (d.name.empty() ? std::string("name n/a") : d.name);
+  if (IsValid(d.sm_count)) s += fmt::format(" · {} SMs", d.sm_count);
+  if (IsValid(d.cc_major) && IsValid(d.cc_minor))
+    s += fmt::format(" · cc {}.{}", d.cc_major, d.cc_minor);
+  if (IsValid(d.total_memory_bytes)) s += " · " + FormatBytesBinary(d.total_memory_bytes);
+  s += fmt::format(" · {} stream{}", d.stream_count, d.stream_count == 1 ? "" : "s");
+  return s;
+}
+
+}  // namespace
+
+void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
+                    const TerminalOptions& options) {
+  const auto width = static_cast<size_t>(options.width);
+  const auto& sections = TerminalSections();
+  bool first = true;
+  for (const analysis::TraceAnalysis& trace : analysis.traces) {
+    if (!first) out << '\n';
+    first = false;
+    TerminalContext ctx{analysis, trace, options};
+    const analysis::InputInfo& in = trace.input;
+    std::string title = "== " + (in.path.empty() ? std::string("(unnamed trace)") : in.path);
+    if (!in.format.empty()) title += " · " + in.format;
+    if (!in.format_version.empty()) title += " " + in.format_version;
+    if (IsValid(in.size_bytes)) title += " · " + FormatBytes(in.size_bytes);
+    out << FitWidth(title, width) << '\n';
+    for (const TerminalSection& s : sections)
+      if (s.placement == SectionPlacement::kTraceHeader && s.trace_fn) s.trace_fn(ctx, out);
+    for (const analysis::DeviceSummary& d : trace.summary.devices) {
+      out << '\n' << FitWidth(DeviceTitle(d), width) << '\n';
+      for (const TerminalSection& s : sections)
+        if (s.placement == SectionPlacement::kDevice && s.device_fn) s.device_fn(ctx, d, out);
+    }
+    for (const TerminalSection& s : sections)
+      if (s.placement == SectionPlacement::kTraceFooter && s.trace_fn) s.trace_fn(ctx, out);
+  }
+}
+
+}  // namespace gpuwhy::report
