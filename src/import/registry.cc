@@ -1,15 +1,165 @@
 #include "import/registry.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "base/input_stream.h"
+#include "import/kineto/kineto_importer.h"
+
 namespace gpuwhy::import {
 
-std::vector<std::unique_ptr<Importer>> BuiltinImporters() { return {}; }
+namespace {
+
+constexpr size_t kSniffBytes = size_t{64} << 10;
+constexpr std::string_view kNsysMagic = "NVIDIA Tegra Profiler Report";
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsNsysReport(const std::string& path, std::string_view prefix) {
+  if (prefix.substr(0, kNsysMagic.size()) == kNsysMagic) return true;
+  std::string lower = Lower(path);
+  return EndsWith(lower, ".nsys-rep") || EndsWith(lower, ".qdrep");
+}
+
+// SkippedInDirectory: files a directory expansion never treats as traces.
+bool SkippedInDirectory(const std::filesystem::path& p) {
+  std::string name = p.filename().string();
+  if (name.empty() || name[0] == '.') return true;  // hidden files, editor droppings
+  std::string lower = Lower(name);
+  static constexpr std::string_view kSkip[] = {
+      ".md", ".rst", ".html", ".htm", ".py", ".sh", ".cc", ".h", ".cpp", ".png", ".jpg",
+      ".jpeg", ".svg", ".pdf", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".zip", ".tar",
+      ".tgz", ".tar.gz", ".whl", ".pt", ".pth", ".ckpt", ".sha256", ".lock", ".pyc",
+  };
+  for (std::string_view ext : kSkip)
+    if (EndsWith(lower, ext)) return true;
+  return false;
+}
+
+// NeedsSniffInDirectory: extensions that are traces only sometimes (.txt may be
+// an nvidia-smi log or a README); those are kept only when an importer
+// recognises their content.
+bool NeedsSniffInDirectory(const std::filesystem::path& p) {
+  std::string lower = Lower(p.filename().string());
+  return EndsWith(lower, ".txt") || EndsWith(lower, ".out") || p.extension().empty();
+}
+
+bool AnyImporterSniffs(const std::string& path) {
+  Result<std::string> prefix = ReadPrefix(path, kSniffBytes);
+  if (!prefix.ok()) return false;
+  SourceInfo src;
+  src.path = path;
+  src.prefix = std::move(prefix).value();
+  if (IsNsysReport(path, src.prefix)) return true;
+  for (const auto& imp : BuiltinImporters())
+    if (imp->Sniff(src)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
+  // Sniff order: the first importer that recognises the content wins. Append
+  // new formats here (one line each).
+  std::vector<std::unique_ptr<Importer>> v;
+  v.push_back(std::make_unique<KinetoImporter>());
+  return v;
+}
 
 Result<model::Trace> ImportFile(const std::string& path) {
-  return Unsupported(path + ": no importer available yet");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return NotFound(path + ": no such file");
+    return IoError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode))
+    return IoError(path + ": is a directory (name the trace files, or pass the directory "
+                          "where a list of inputs is expected)");
+  if (st.st_size == 0) return InvalidInput(path + ": empty file (0 bytes), not a trace");
+
+  ASSIGN_OR_RETURN(std::string prefix, ReadPrefix(path, kSniffBytes));
+  SourceInfo src;
+  src.path = path;
+  src.size_bytes = static_cast<uint64_t>(st.st_size);
+  src.gzip = false;
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<InputStream> probe, OpenInputStream(path));
+    src.gzip = probe->compressed();
+  }
+  src.prefix = std::move(prefix);
+  if (IsNsysReport(path, src.prefix)) {
+    return Unsupported(fmt::format(
+        "{}: Nsight Systems report files cannot be read directly; export it with "
+        "`nsys export --type sqlite {}` and pass the .sqlite file",
+        path, path));
+  }
+  for (const auto& imp : BuiltinImporters()) {
+    if (!imp->Sniff(src)) continue;
+    model::Trace trace;
+    Status s = imp->Read(src, trace);
+    if (!s.ok()) return s;  // the partial trace is dropped here
+    if (trace.info.source_path.empty()) trace.info.source_path = path;
+    if (trace.info.format.empty()) trace.info.format = std::string(imp->name());
+    return trace;
+  }
+  std::string names;
+  for (const auto& imp : BuiltinImporters()) {
+    if (!names.empty()) names += ", ";
+    names += imp->name();
+  }
+  return InvalidInput(fmt::format("{}: unknown trace format (not one of: {}){}", path, names,
+                                  src.gzip ? " after gunzip" : ""));
 }
 
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args) {
-  return args;
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    fs::file_status fst = fs::status(arg, ec);
+    if (ec || !fs::exists(fst)) return NotFound(arg + ": no such file or directory");
+    if (!fs::is_directory(fst)) {
+      out.push_back(arg);
+      continue;
+    }
+    std::vector<std::string> found;
+    fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec);
+    if (ec) return IoError(fmt::format("{}: cannot list directory: {}", arg, ec.message()));
+    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) return IoError(fmt::format("{}: cannot list directory: {}", arg, ec.message()));
+      const fs::directory_entry& e = *it;
+      std::string name = e.path().filename().string();
+      if (e.is_directory(ec)) {
+        if (!name.empty() && name[0] == '.') it.disable_recursion_pending();
+        continue;
+      }
+      if (!e.is_regular_file(ec)) continue;
+      if (SkippedInDirectory(e.path())) continue;
+      if (e.file_size(ec) == 0) continue;
+      if (NeedsSniffInDirectory(e.path()) && !AnyImporterSniffs(e.path().string())) continue;
+      found.push_back(e.path().string());
+    }
+    if (found.empty()) return InvalidInput(arg + ": directory contains no trace files");
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
 }
 
 }  // namespace gpuwhy::import

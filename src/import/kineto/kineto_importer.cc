@@ -1,0 +1,1775 @@
+#include "import/kineto/kineto_importer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpuwhy::import {
+
+namespace {
+
+using model::ApiKind;
+using model::CopyKind;
+using model::ImportStat;
+using model::MemoryKind;
+using model::RangeKind;
+using model::SyncKind;
+
+// Padding after the data in the chunk buffer, so small look-aheads stay in bounds.
+constexpr size_t kPad = 64;
+constexpr int kMaxDepth = 256;
+
+// Lex: outcome of one lexer step. kMore means the buffer ended inside the token;
+// the driver refills and retries from the token's start.
+enum class Lex : uint8_t { kOk, kMore, kError };
+
+inline bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsNumChar(char c) {
+  return IsDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+// SkipWs: advance past whitespace; false when the buffer ended.
+inline bool SkipWs(const char*& p, const char* end) {
+  while (p < end && IsWs(*p)) ++p;
+  return p < end;
+}
+
+inline bool Eq(std::string_view a, const char* lit) { return a == std::string_view(lit); }
+
+// ParseI64Text: integer value of a JSON number's text; fractional or exponent
+// forms are accepted when they are integral after rounding.
+bool ParseI64Text(std::string_view t, int64_t* out) {
+  if (t.empty()) return false;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
+  if (ec == std::errc() && ptr == t.data() + t.size()) return true;
+  double d = 0;
+  auto r = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) return false;
+  if (d < -9.2e18 || d > 9.2e18) return false;
+  *out = static_cast<int64_t>(std::llround(d));
+  return true;
+}
+
+bool ParseF64Text(std::string_view t, double* out) {
+  if (t.empty()) return false;
+  // from_chars rejects a leading '+', which JSON never has anyway.
+  auto r = std::from_chars(t.data(), t.data() + t.size(), *out);
+  return r.ec == std::errc() && r.ptr == t.data() + t.size();
+}
+
+void AppendUtf8(std::string* s, uint32_t cp) {
+  if (cp < 0x80) {
+    s->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    s->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    s->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    s->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    s->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    s->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    s->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+int Hex4(const char* p) {
+  int v = 0;
+  for (int i = 0; i < 4; ++i) {
+    char c = p[i];
+    int d = (c >= '0' && c <= '9')   ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                     : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+// ---- Mini DOM for the small top-level values (deviceProperties, ...) ----
+
+struct JVal {
+  enum Type : uint8_t { kNull, kBool, kNum, kStr, kArr, kObj } type = kNull;
+  std::string text;  // number text, string contents, or "true"/"false"
+  std::vector<std::string> keys;
+  std::vector<JVal> items;
+
+  const JVal* Get(std::string_view k) const {
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == k) return &items[i];
+    return nullptr;
+  }
+};
+
+// Lexer: the JSON token layer over one buffer window [p, end). Every function
+// either completes (kOk), needs more data (kMore) or records an error.
+class Lexer {
+ public:
+  const char* err_at = nullptr;
+  const char* err_what = nullptr;
+
+  Lex Error(const char* at, const char* what) {
+    err_at = at;
+    err_what = what;
+    return Lex::kError;
+  }
+
+  // String: p at '"'. *out is the decoded text: a view into the buffer when
+  // there are no escapes, otherwise into *scratch.
+  Lex String(const char*& p, const char* end, std::string_view* out, std::string* scratch) {
+    const char* s = p + 1;
+    if (s > end) return Lex::kMore;
+    const auto* quote = static_cast<const char*>(std::memchr(s, '"', static_cast<size_t>(end - s)));
+    if (quote == nullptr) return Lex::kMore;
+    const auto* bs = static_cast<const char*>(std::memchr(s, '\\', static_cast<size_t>(quote - s)));
+    if (bs == nullptr) {
+      *out = std::string_view(s, static_cast<size_t>(quote - s));
+      p = quote + 1;
+      return Lex::kOk;
+    }
+    scratch->assign(s, static_cast<size_t>(bs - s));
+    const char* q = bs;
+    while (q < end) {
+      char c = *q;
+      if (c == '"') {
+        *out = *scratch;
+        p = q + 1;
+        return Lex::kOk;
+      }
+      if (c != '\\') {
+        const char* r = q;
+        while (r < end && *r != '"' && *r != '\\') ++r;
+        scratch->append(q, static_cast<size_t>(r - q));
+        q = r;
+        continue;
+      }
+      if (end - q < 2) return Lex::kMore;
+      switch (q[1]) {
+        case '"': scratch->push_back('"'); q += 2; break;
+        case '\\': scratch->push_back('\\'); q += 2; break;
+        case '/': scratch->push_back('/'); q += 2; break;
+        case 'b': scratch->push_back('\b'); q += 2; break;
+        case 'f': scratch->push_back('\f'); q += 2; break;
+        case 'n': scratch->push_back('\n'); q += 2; break;
+        case 'r': scratch->push_back('\r'); q += 2; break;
+        case 't': scratch->push_back('\t'); q += 2; break;
+        case 'u': {
+          if (end - q < 6) return Lex::kMore;
+          int cp = Hex4(q + 2);
+          if (cp < 0) return Error(q, "invalid \\u escape in string");
+          q += 6;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            // A high surrogate wants a following \uDC00-\uDFFF.
+            if (end - q < 6) return Lex::kMore;
+            int lo = (q[0] == '\\' && q[1] == 'u') ? Hex4(q + 2) : -1;
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+              q += 6;
+            } else {
+              cp = 0xFFFD;
+              ++bad_utf8;
+            }
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            cp = 0xFFFD;
+            ++bad_utf8;
+          }
+          AppendUtf8(scratch, static_cast<uint32_t>(cp));
+          break;
+        }
+        default:
+          return Error(q, "invalid escape in string");
+      }
+    }
+    return Lex::kMore;
+  }
+
+  // SkipString: p at '"'; move past the closing quote without decoding.
+  static Lex SkipString(const char*& p, const char* end) {
+    const char* q = p + 1;
+    for (;;) {
+      if (q >= end) return Lex::kMore;
+      const auto* hit = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
+      if (hit == nullptr) return Lex::kMore;
+      size_t backslashes = 0;
+      for (const char* r = hit - 1; r > p && *r == '\\'; --r) ++backslashes;
+      if ((backslashes & 1) == 0) {
+        p = hit + 1;
+        return Lex::kOk;
+      }
+      q = hit + 1;
+    }
+  }
+
+  // Number: the text of a JSON number at p.
+  Lex Number(const char*& p, const char* end, std::string_view* text) {
+    const char* q = p;
+    while (q < end && IsNumChar(*q)) ++q;
+    if (q == end) return Lex::kMore;  // the number may continue in the next chunk
+    if (q == p) return Error(p, "invalid JSON value");
+    *text = std::string_view(p, static_cast<size_t>(q - p));
+    p = q;
+    return Lex::kOk;
+  }
+
+  Lex Literal(const char*& p, const char* end) {
+    const char* lit = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+    size_t n = std::strlen(lit);
+    size_t have = static_cast<size_t>(end - p);
+    if (std::memcmp(p, lit, std::min(n, have)) != 0) return Error(p, "invalid JSON value");
+    if (have < n) return Lex::kMore;
+    p += n;
+    return Lex::kOk;
+  }
+
+  // Skip: any JSON value.
+  Lex Skip(const char*& p, const char* end, int depth) {
+    if (!SkipWs(p, end)) return Lex::kMore;
+    char c = *p;
+    if (c == '"') return SkipString(p, end);
+    if (c == '{' || c == '[') {
+      if (depth >= kMaxDepth) return Error(p, "JSON nested too deeply");
+      char close = c == '{' ? '}' : ']';
+      ++p;
+      if (!SkipWs(p, end)) return Lex::kMore;
+      if (*p == close) {
+        ++p;
+        return Lex::kOk;
+      }
+      for (;;) {
+        if (c == '{') {
+          if (!SkipWs(p, end)) return Lex::kMore;
+          if (*p != '"') return Error(p, "expected a string key");
+          Lex r = SkipString(p, end);
+          if (r != Lex::kOk) return r;
+          if (!SkipWs(p, end)) return Lex::kMore;
+          if (*p != ':') return Error(p, "expected ':'");
+          ++p;
+        }
+        Lex r = Skip(p, end, depth + 1);
+        if (r != Lex::kOk) return r;
+        if (!SkipWs(p, end)) return Lex::kMore;
+        if (*p == ',') {
+          ++p;
+          continue;
+        }
+        if (*p == close) {
+          ++p;
+          return Lex::kOk;
+        }
+        return Error(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      }
+    }
+    if (c == '-' || IsDigit(c)) {
+      std::string_view t;
+      return Number(p, end, &t);
+    }
+    if (c == 't' || c == 'f' || c == 'n') return Literal(p, end);
+    return Error(p, "invalid JSON value");
+  }
+
+  // Dom: parse any value into a JVal (only for small top-level values).
+  Lex Dom(const char*& p, const char* end, JVal* v, int depth) {
+    if (!SkipWs(p, end)) return Lex::kMore;
+    char c = *p;
+    std::string_view sv;
+    if (c == '"') {
+      Lex r = String(p, end, &sv, &scratch_);
+      if (r != Lex::kOk) return r;
+      v->type = JVal::kStr;
+      v->text.assign(sv);
+      return Lex::kOk;
+    }
+    if (c == '-' || IsDigit(c)) {
+      Lex r = Number(p, end, &sv);
+      if (r != Lex::kOk) return r;
+      v->type = JVal::kNum;
+      v->text.assign(sv);
+      return Lex::kOk;
+    }
+    if (c == 't' || c == 'f' || c == 'n') {
+      const char* s = p;
+      Lex r = Literal(p, end);
+      if (r != Lex::kOk) return r;
+      v->type = c == 'n' ? JVal::kNull : JVal::kBool;
+      v->text.assign(s, static_cast<size_t>(p - s));
+      return Lex::kOk;
+    }
+    if (c != '{' && c != '[') return Error(p, "invalid JSON value");
+    if (depth >= kMaxDepth) return Error(p, "JSON nested too deeply");
+    bool obj = c == '{';
+    char close = obj ? '}' : ']';
+    v->type = obj ? JVal::kObj : JVal::kArr;
+    ++p;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p == close) {
+      ++p;
+      return Lex::kOk;
+    }
+    for (;;) {
+      if (obj) {
+        if (!SkipWs(p, end)) return Lex::kMore;
+        if (*p != '"') return Error(p, "expected a string key");
+        Lex r = String(p, end, &sv, &scratch_);
+        if (r != Lex::kOk) return r;
+        v->keys.emplace_back(sv);
+        if (!SkipWs(p, end)) return Lex::kMore;
+        if (*p != ':') return Error(p, "expected ':'");
+        ++p;
+      }
+      v->items.emplace_back();
+      Lex r = Dom(p, end, &v->items.back(), depth + 1);
+      if (r != Lex::kOk) return r;
+      if (!SkipWs(p, end)) return Lex::kMore;
+      if (*p == ',') {
+        ++p;
+        continue;
+      }
+      if (*p == close) {
+        ++p;
+        return Lex::kOk;
+      }
+      return Error(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
+
+  uint64_t bad_utf8 = 0;
+
+ private:
+  std::string scratch_;
+};
+
+// ---- One trace event, as parsed (views valid until the next refill) ----
+
+struct Args {
+  int64_t device = kMissingI64, stream = kMissingI64, correlation = kMissingI64;
+  int64_t external_id = kMissingI64, cbid = kMissingI64, regs = kMissingI64, smem = kMissingI64;
+  int64_t graph_id = kMissingI64, bytes = kMissingI64, from_device = kMissingI64;
+  int64_t to_device = kMissingI64, wait_on_stream = kMissingI64, event_id = kMissingI64;
+  int64_t in_nelems = kMissingI64, out_nelems = kMissingI64, group_size = kMissingI64;
+  int64_t seq = kMissingI64;
+  int32_t grid[3] = {kMissingI32, kMissingI32, kMissingI32};
+  int32_t block[3] = {kMissingI32, kMissingI32, kMissingI32};
+  float blocks_per_sm = kMissingF32, warps_per_sm = kMissingF32, occupancy = kMissingF32;
+  bool inf_occupancy = false;
+  bool has_collective = false;
+  uint32_t bad_type = 0;
+  std::string_view sync_kind, coll_name, dtype, pg_name, pg_desc, pg_ranks, meta_name, labels;
+};
+
+struct RawEvent {
+  std::string_view ph, cat, name;
+  int64_t pid = kMissingI64, tid = kMissingI64;
+  std::string_view tid_str;
+  int64_t ts_ns = kMissingI64, dur_ns = kMissingI64;
+  bool ts_bad = false, dur_bad = false, has_args = false;
+  const char* args_begin = nullptr;
+  const char* args_end = nullptr;
+  Args args;
+};
+
+enum class Cat : uint8_t {
+  kKernel, kMemcpy, kMemset, kRuntime, kDriver, kOtherApi, kSync, kCpuOp, kUserAnnotation,
+  kGpuUserAnnotation, kPython, kUnknown,
+};
+
+Cat ClassifyCat(std::string_view c) {
+  switch (c.size()) {
+    case 6:
+      if (Eq(c, "kernel") || Eq(c, "Kernel")) return Cat::kKernel;
+      if (Eq(c, "Memcpy")) return Cat::kMemcpy;
+      if (Eq(c, "Memset")) return Cat::kMemset;
+      if (Eq(c, "cpu_op")) return Cat::kCpuOp;
+      break;
+    case 7:
+      if (Eq(c, "Runtime")) return Cat::kRuntime;
+      break;
+    case 8:
+      if (Eq(c, "Operator")) return Cat::kCpuOp;
+      break;
+    case 9:
+      if (Eq(c, "cuda_sync")) return Cat::kSync;
+      break;
+    case 10:
+      if (Eq(c, "gpu_memcpy")) return Cat::kMemcpy;
+      if (Eq(c, "gpu_memset")) return Cat::kMemset;
+      break;
+    case 11:
+      if (Eq(c, "cuda_driver")) return Cat::kDriver;
+      if (Eq(c, "xpu_runtime")) return Cat::kOtherApi;
+      break;
+    case 12:
+      if (Eq(c, "cuda_runtime")) return Cat::kRuntime;
+      break;
+    case 15:
+      if (Eq(c, "user_annotation")) return Cat::kUserAnnotation;
+      if (Eq(c, "python_function")) return Cat::kPython;
+      break;
+    case 19:
+      if (Eq(c, "gpu_user_annotation")) return Cat::kGpuUserAnnotation;
+      if (Eq(c, "privateuse1_runtime")) return Cat::kOtherApi;
+      break;
+    default:
+      break;
+  }
+  return Cat::kUnknown;
+}
+
+// ParseStepNumber: N of "ProfilerStep#N", or kMissingI32.
+int32_t ParseStepNumber(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix)
+    return kMissingI32;
+  int32_t n = 0;
+  auto [ptr, ec] = std::from_chars(name.data() + kPrefix.size(), name.data() + name.size(), n);
+  if (ec != std::errc() || ptr != name.data() + name.size()) return kMissingI32;
+  return n;
+}
+
+CopyKind ParseCopyKind(std::string_view k) {
+  static constexpr std::pair<std::string_view, CopyKind> kKinds[] = {
+      {"HtoD", CopyKind::kHtoD}, {"DtoH", CopyKind::kDtoH}, {"DtoD", CopyKind::kDtoD},
+      {"HtoH", CopyKind::kHtoH}, {"PtoP", CopyKind::kPtoP}, {"HtoA", CopyKind::kHtoA},
+      {"AtoH", CopyKind::kAtoH}, {"AtoA", CopyKind::kAtoA}, {"AtoD", CopyKind::kAtoD},
+      {"DtoA", CopyKind::kDtoA}, {"HostToDevice", CopyKind::kHtoD},
+      {"DeviceToHost", CopyKind::kDtoH}, {"DeviceToDevice", CopyKind::kDtoD},
+      {"HostToHost", CopyKind::kHtoH}, {"PeerToPeer", CopyKind::kPtoP},
+  };
+  for (const auto& [text, kind] : kKinds)
+    if (k == text) return kind;
+  return CopyKind::kUnknown;
+}
+
+MemoryKind ParseMemoryKind(std::string_view k) {
+  while (!k.empty() && k.front() == ' ') k.remove_prefix(1);
+  while (!k.empty() && k.back() == ' ') k.remove_suffix(1);
+  static constexpr std::pair<std::string_view, MemoryKind> kKinds[] = {
+      {"Pageable", MemoryKind::kPageable},      {"Pinned", MemoryKind::kPinned},
+      {"Device", MemoryKind::kDevice},          {"Array", MemoryKind::kArray},
+      {"Managed", MemoryKind::kManaged},        {"Device Static", MemoryKind::kDeviceStatic},
+      {"Managed Static", MemoryKind::kManagedStatic},
+  };
+  for (const auto& [text, kind] : kKinds)
+    if (k == text) return kind;
+  return MemoryKind::kUnknown;
+}
+
+// ParseMemcpyName: "Memcpy HtoD (Pageable -> Device)" into kinds; false when
+// the name does not follow that pattern.
+bool ParseMemcpyName(std::string_view name, CopyKind* kind, MemoryKind* src, MemoryKind* dst) {
+  constexpr std::string_view kPrefix = "Memcpy ";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  std::string_view rest = name.substr(kPrefix.size());
+  size_t sp = rest.find(' ');
+  *kind = ParseCopyKind(rest.substr(0, sp));
+  if (sp != std::string_view::npos) {
+    std::string_view paren = rest.substr(sp + 1);
+    if (paren.size() >= 2 && paren.front() == '(' && paren.back() == ')') {
+      paren = paren.substr(1, paren.size() - 2);
+      size_t arrow = paren.find("->");
+      if (arrow != std::string_view::npos) {
+        *src = ParseMemoryKind(paren.substr(0, arrow));
+        *dst = ParseMemoryKind(paren.substr(arrow + 2));
+      }
+    }
+  }
+  return *kind != CopyKind::kUnknown;
+}
+
+SyncKind ParseSyncKind(std::string_view k) {
+  if (Eq(k, "Event Sync")) return SyncKind::kEventSynchronize;
+  if (Eq(k, "Stream Wait Event")) return SyncKind::kStreamWaitEvent;
+  if (Eq(k, "Stream Sync")) return SyncKind::kStreamSynchronize;
+  if (Eq(k, "Context Sync")) return SyncKind::kContextSynchronize;
+  return SyncKind::kUnknown;
+}
+
+// StreamFromTid: N of a legacy GPU tid string "stream N".
+int64_t StreamFromTid(std::string_view t) {
+  constexpr std::string_view kPrefix = "stream ";
+  if (t.substr(0, kPrefix.size()) != kPrefix) return kMissingI64;
+  t.remove_prefix(kPrefix.size());
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || ptr != t.data() + t.size()) return kMissingI64;
+  return v;
+}
+
+int32_t ToI32(int64_t v) {
+  if (!IsValid(v) || v < std::numeric_limits<int32_t>::min() + 1 ||
+      v > std::numeric_limits<int32_t>::max())
+    return kMissingI32;
+  return static_cast<int32_t>(v);
+}
+
+bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() &&
+           std::tolower(static_cast<unsigned char>(hay[i + j])) ==
+               std::tolower(static_cast<unsigned char>(needle[j])))
+      ++j;
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
+
+// ---- The streaming document parser ----
+
+class KinetoParser {
+ public:
+  KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
+      : in_(in), chunk_(std::max<size_t>(options.chunk_bytes, 1)), trace_(trace) {}
+
+  Status Run();
+  uint64_t events() const { return event_index_; }
+  uint64_t bytes() const { return base_off_ + len_; }
+
+ private:
+  // Buffer management.
+  Status Refill(const char* context);
+  const char* Buf() const { return buf_.data(); }
+  uint64_t OffsetOf(const char* p) const { return base_off_ + static_cast<uint64_t>(p - Buf()); }
+  Status SyntaxError() const {
+    return InvalidInput(fmt::format("{}: invalid JSON at byte {}: {}", in_.path(),
+                                    OffsetOf(lex_.err_at), lex_.err_what));
+  }
+  Status ContainerError(uint64_t at, std::string_view what) const {
+    return InvalidInput(fmt::format("{}: {} (at byte {})", in_.path(), what, at));
+  }
+  // Peek: make at least one non-whitespace byte available at pos_.
+  Status Peek(const char* context, char* c);
+
+  Status TopLevelValue(const std::string& key);
+  Status ParseEvents();
+  Status SkipLargeValue();
+  Status ParseDom(JVal* v, const char* context);
+
+  // Events.
+  Lex ParseEvent(const char*& p, const char* end, RawEvent* ev);
+  Lex ParseArgs(const char*& p, const char* end, Args* a);
+  Lex ArgInt(const char*& p, const char* end, int64_t* out, Args* a);
+  Lex ArgFloat(const char*& p, const char* end, float* out, bool* inf, Args* a);
+  Lex ArgStr(const char*& p, const char* end, std::string_view* out, Args* a);
+  Lex ArgTriple(const char*& p, const char* end, int32_t* out, Args* a);
+  Lex IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str);
+  Lex TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad);
+  std::string* Scratch() {
+    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
+    return &scratch_[scratch_used_++];
+  }
+
+  void Commit(RawEvent& ev);
+  void CommitComplete(RawEvent& ev);
+  void CommitMetadata(const RawEvent& ev);
+  void CommitCounter(const RawEvent& ev);
+  void AddRange(const RawEvent& ev, RangeKind kind, int32_t step);
+  void Finish();
+  void ApplyDevices(const JVal& arr);
+  void ApplyDistributed(const JVal& obj);
+
+  InputStream& in_;
+  size_t chunk_;
+  model::Trace& trace_;
+  Lexer lex_;
+  std::vector<char> buf_;
+  size_t pos_ = 0, len_ = 0;
+  uint64_t base_off_ = 0;
+  bool eof_ = false;
+  uint64_t event_index_ = 0;
+  std::deque<std::string> scratch_;
+  size_t scratch_used_ = 0;
+
+  bool saw_events_ = false;
+  int64_t base_time_ns_ = kMissingI64;
+  bool saw_hip_ = false, saw_cuda_ = false;
+  int64_t min_ts_ns_ = std::numeric_limits<int64_t>::max();
+  std::map<std::string, size_t, std::less<>> counter_index_;
+  std::string counter_key_;
+};
+
+Status KinetoParser::Refill(const char* context) {
+  if (eof_) {
+    return InvalidInput(fmt::format("{}: truncated JSON at byte {} ({})", in_.path(),
+                                    base_off_ + len_, context));
+  }
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    base_off_ += pos_;
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  if (buf_.size() < len_ + chunk_ + kPad) buf_.resize(std::max(buf_.size() * 2, len_ + chunk_ + kPad));
+  size_t got_total = 0;
+  // Read until the request is met or the stream ends, so tiny test chunks still progress.
+  while (got_total == 0) {
+    Result<size_t> got = in_.Read(buf_.data() + len_, chunk_);
+    if (!got.ok()) return got.status();
+    if (*got == 0) {
+      eof_ = true;
+      break;
+    }
+    len_ += *got;
+    got_total += *got;
+  }
+  std::memset(buf_.data() + len_, 0, kPad);
+  return Status::Ok();
+}
+
+Status KinetoParser::Peek(const char* context, char* c) {
+  for (;;) {
+    const char* p = Buf() + pos_;
+    const char* end = Buf() + len_;
+    if (SkipWs(p, end)) {
+      pos_ = static_cast<size_t>(p - Buf());
+      *c = *p;
+      return Status::Ok();
+    }
+    pos_ = len_;
+    RETURN_IF_ERROR(Refill(context));
+  }
+}
+
+Status KinetoParser::ParseDom(JVal* v, const char* context) {
+  for (;;) {
+    const char* p = Buf() + pos_;
+    *v = JVal();
+    Lex r = lex_.Dom(p, Buf() + len_, v, 0);
+    if (r == Lex::kOk) {
+      pos_ = static_cast<size_t>(p - Buf());
+      return Status::Ok();
+    }
+    if (r == Lex::kError) return SyntaxError();
+    RETURN_IF_ERROR(Refill(context));
+  }
+}
+
+// SkipLargeValue: skip an unknown top-level value of any size with a byte
+// state machine, so a huge unused array does not have to fit in the buffer.
+Status KinetoParser::SkipLargeValue() {
+  char c = 0;
+  RETURN_IF_ERROR(Peek("inside a top-level value", &c));
+  if (c != '{' && c != '[' && c != '"') {
+    for (;;) {
+      const char* p = Buf() + pos_;
+      Lex r = lex_.Skip(p, Buf() + len_, 0);
+      if (r == Lex::kOk) {
+        pos_ = static_cast<size_t>(p - Buf());
+        return Status::Ok();
+      }
+      if (r == Lex::kError) return SyntaxError();
+      RETURN_IF_ERROR(Refill("inside a top-level value"));
+    }
+  }
+  int depth = 0;
+  bool in_str = false, escape = false;
+  std::vector<char> stack;
+  for (;;) {
+    const char* p = Buf() + pos_;
+    const char* end = Buf() + len_;
+    for (; p < end; ++p) {
+      char ch = *p;
+      if (in_str) {
+        if (escape) {
+          escape = false;
+        } else if (ch == '\\') {
+          escape = true;
+        } else if (ch == '"') {
+          in_str = false;
+          if (depth == 0) {
+            pos_ = static_cast<size_t>(p + 1 - Buf());
+            return Status::Ok();
+          }
+        }
+        continue;
+      }
+      if (ch == '"') {
+        in_str = true;
+      } else if (ch == '{' || ch == '[') {
+        if (++depth > kMaxDepth) return ContainerError(OffsetOf(p), "JSON nested too deeply");
+        stack.push_back(ch == '{' ? '}' : ']');
+      } else if (ch == '}' || ch == ']') {
+        if (stack.empty() || stack.back() != ch)
+          return InvalidInput(fmt::format("{}: invalid JSON at byte {}: mismatched '{}'",
+                                          in_.path(), OffsetOf(p), ch));
+        stack.pop_back();
+        if (--depth == 0) {
+          pos_ = static_cast<size_t>(p + 1 - Buf());
+          return Status::Ok();
+        }
+      }
+    }
+    pos_ = len_;
+    RETURN_IF_ERROR(Refill("inside a top-level value"));
+  }
+}
+
+Status KinetoParser::Run() {
+  buf_.resize(chunk_ + kPad);
+  char c = 0;
+  {
+    Status st = Peek("expected a JSON object", &c);
+    if (!st.ok()) {
+      if (!eof_) return st;  // a read or gzip error, not an empty document
+      if (base_off_ + len_ == 0)
+        return InvalidInput(in_.path() + ": empty input (no JSON object)");
+      // Only whitespace.
+      return InvalidInput(in_.path() + ": no JSON object (only whitespace)");
+    }
+  }
+  if (c != '{') {
+    return ContainerError(OffsetOf(Buf() + pos_),
+                          c == '['
+                              ? "the top-level JSON value is an array, not a Kineto trace object"
+                              : "not a JSON object (a Kineto trace starts with '{')");
+  }
+  ++pos_;
+  bool first = true;
+  for (;;) {
+    RETURN_IF_ERROR(Peek("inside the top-level object", &c));
+    if (c == '}') {
+      if (!first) {
+        // A trailing comma before '}' is tolerated.
+      }
+      ++pos_;
+      break;
+    }
+    if (c != '"') {
+      lex_.Error(Buf() + pos_, "expected a string key in the top-level object");
+      return SyntaxError();
+    }
+    std::string key;
+    for (;;) {
+      const char* p = Buf() + pos_;
+      std::string_view sv;
+      std::string tmp;
+      Lex r = lex_.String(p, Buf() + len_, &sv, &tmp);
+      if (r == Lex::kOk) {
+        key.assign(sv);
+        pos_ = static_cast<size_t>(p - Buf());
+        break;
+      }
+      if (r == Lex::kError) return SyntaxError();
+      RETURN_IF_ERROR(Refill("inside a top-level key"));
+    }
+    RETURN_IF_ERROR(Peek("after a top-level key", &c));
+    if (c != ':') {
+      lex_.Error(Buf() + pos_, "expected ':' after a top-level key");
+      return SyntaxError();
+    }
+    ++pos_;
+    RETURN_IF_ERROR(TopLevelValue(key));
+    first = false;
+    RETURN_IF_ERROR(Peek("inside the top-level object", &c));
+    if (c == ',') {
+      ++pos_;
+      continue;
+    }
+    if (c == '}') {
+      ++pos_;
+      break;
+    }
+    lex_.Error(Buf() + pos_, "expected ',' or '}' in the top-level object");
+    return SyntaxError();
+  }
+  // Only whitespace may follow the top-level object.
+  for (;;) {
+    const char* p = Buf() + pos_;
+    const char* end = Buf() + len_;
+    if (SkipWs(p, end))
+      return ContainerError(OffsetOf(p), "unexpected data after the top-level JSON object");
+    pos_ = len_;
+    if (eof_) break;
+    Status st = Refill("after the top-level object");
+    if (!st.ok()) return st;
+  }
+  if (!saw_events_)
+    return InvalidInput(in_.path() + ": JSON object has no traceEvents array (not a Kineto trace)");
+  Finish();
+  return Status::Ok();
+}
+
+Status KinetoParser::TopLevelValue(const std::string& key) {
+  char c = 0;
+  RETURN_IF_ERROR(Peek("after a top-level key", &c));
+  uint64_t at = OffsetOf(Buf() + pos_);
+  if (key == "traceEvents") {
+    if (c != '[') return ContainerError(at, "traceEvents is not an array");
+    ++pos_;
+    saw_events_ = true;
+    return ParseEvents();
+  }
+  if (key == "deviceProperties" || key == "computeProperties") {
+    if (c != '[') return ContainerError(at, key + " is not an array");
+    JVal v;
+    RETURN_IF_ERROR(ParseDom(&v, "inside deviceProperties"));
+    ApplyDevices(v);
+    return Status::Ok();
+  }
+  if (key == "distributedInfo") {
+    JVal v;
+    RETURN_IF_ERROR(ParseDom(&v, "inside distributedInfo"));
+    if (v.type != JVal::kObj) return ContainerError(at, "distributedInfo is not an object");
+    ApplyDistributed(v);
+    return Status::Ok();
+  }
+  if (key == "baseTimeNanoseconds" || key == "schemaVersion" || key == "cupti_version" ||
+      key == "cuda_runtime_version" || key == "cuda_driver_version" || key == "hostname") {
+    if (c == '{' || c == '[') {
+      trace_.stats.Bump(ImportStat::bad_field_type);
+      return SkipLargeValue();
+    }
+    JVal v;
+    RETURN_IF_ERROR(ParseDom(&v, "inside a top-level value"));
+    if (key == "baseTimeNanoseconds") {
+      int64_t b = 0;
+      if (v.type == JVal::kNum && ParseI64Text(v.text, &b)) {
+        base_time_ns_ = b;
+      } else {
+        trace_.stats.Bump(ImportStat::bad_field_type);
+      }
+    } else if (key == "schemaVersion") {
+      trace_.info.format_version = v.text;
+    } else if (key == "cupti_version") {
+      trace_.info.cupti_version = v.text;
+    } else if (key == "cuda_runtime_version") {
+      trace_.info.cuda_runtime_version = v.text;
+    } else if (key == "cuda_driver_version") {
+      trace_.info.cuda_driver_version = v.text;
+    } else if (key == "hostname" && v.type == JVal::kStr) {
+      trace_.rank.hostname = trace_.strings.Intern(v.text);
+    }
+    return Status::Ok();
+  }
+  // displayTimeUnit (a viewer hint), traceName, flags, logger buckets, ...
+  if (key != "displayTimeUnit" && key != "traceName") trace_.stats.Bump(ImportStat::unknown_field);
+  return SkipLargeValue();
+}
+
+Status KinetoParser::ParseEvents() {
+  enum { kElemOrEnd, kElem, kCommaOrEnd } st = kElemOrEnd;
+  RawEvent ev;
+  for (;;) {
+    const char* p = Buf() + pos_;
+    const char* end = Buf() + len_;
+    for (;;) {
+      if (!SkipWs(p, end)) break;
+      if (st == kCommaOrEnd) {
+        if (*p == ',') {
+          ++p;
+          st = kElem;
+          continue;
+        }
+        if (*p == ']') {
+          pos_ = static_cast<size_t>(p + 1 - Buf());
+          return Status::Ok();
+        }
+        lex_.Error(p, "expected ',' or ']' in traceEvents");
+        return SyntaxError();
+      }
+      if (*p == ']') {
+        // "[]" ends here; "[..., ]" (a trailing comma) is tolerated.
+        pos_ = static_cast<size_t>(p + 1 - Buf());
+        return Status::Ok();
+      }
+      const char* start = p;
+      if (*p == '{') {
+        ev = RawEvent();
+        scratch_used_ = 0;
+        Lex r = ParseEvent(p, end, &ev);
+        if (r == Lex::kMore) {
+          p = start;
+          break;
+        }
+        if (r == Lex::kError) return SyntaxError();
+        Commit(ev);
+      } else {
+        Lex r = lex_.Skip(p, end, 0);
+        if (r == Lex::kMore) {
+          p = start;
+          break;
+        }
+        if (r == Lex::kError) return SyntaxError();
+        trace_.stats.Bump(ImportStat::malformed_event);
+      }
+      ++event_index_;
+      st = kCommaOrEnd;
+    }
+    pos_ = static_cast<size_t>(p - Buf());
+    if (eof_) {
+      return InvalidInput(fmt::format("{}: truncated JSON at byte {} (inside traceEvents, after event {})",
+                                      in_.path(), base_off_ + len_, event_index_));
+    }
+    RETURN_IF_ERROR(Refill("inside traceEvents"));
+  }
+}
+
+Lex KinetoParser::IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str) {
+  if (*p == '"') return lex_.String(p, end, str, Scratch());
+  if (*p == '-' || IsDigit(*p)) {
+    std::string_view t;
+    Lex r = lex_.Number(p, end, &t);
+    if (r != Lex::kOk) return r;
+    if (!ParseI64Text(t, num)) *num = kMissingI64;
+    return Lex::kOk;
+  }
+  return lex_.Skip(p, end, 1);
+}
+
+Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad) {
+  if (*p == '-' || IsDigit(*p)) {
+    std::string_view t;
+    Lex r = lex_.Number(p, end, &t);
+    if (r != Lex::kOk) return r;
+    if (!MicrosTextToNs(t, ns)) {
+      *ns = kMissingI64;
+      *bad = true;
+    }
+    return Lex::kOk;
+  }
+  // A string or other value where a number belongs: drop the event later.
+  *bad = true;
+  return lex_.Skip(p, end, 1);
+}
+
+Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
+  ++p;  // '{'
+  if (!SkipWs(p, end)) return Lex::kMore;
+  if (*p == '}') {
+    ++p;
+    return Lex::kOk;
+  }
+  for (;;) {
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
+    std::string_view key;
+    Lex r = lex_.String(p, end, &key, Scratch());
+    if (r != Lex::kOk) return r;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
+    ++p;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    bool handled = false;
+    switch (key.size()) {
+      case 2:
+        if (key[0] == 'p' && key[1] == 'h') {
+          handled = true;
+          r = *p == '"' ? lex_.String(p, end, &ev->ph, Scratch()) : lex_.Skip(p, end, 1);
+        } else if (key[0] == 't' && key[1] == 's') {
+          handled = true;
+          r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
+        }
+        break;
+      case 3:
+        if (Eq(key, "cat")) {
+          handled = true;
+          r = *p == '"' ? lex_.String(p, end, &ev->cat, Scratch()) : lex_.Skip(p, end, 1);
+        } else if (Eq(key, "dur")) {
+          handled = true;
+          r = TimeValue(p, end, &ev->dur_ns, &ev->dur_bad);
+        } else if (Eq(key, "pid")) {
+          handled = true;
+          std::string_view s;
+          r = IdValue(p, end, &ev->pid, &s);
+        } else if (Eq(key, "tid")) {
+          handled = true;
+          r = IdValue(p, end, &ev->tid, &ev->tid_str);
+        }
+        break;
+      case 4:
+        if (Eq(key, "name")) {
+          handled = true;
+          r = *p == '"' ? lex_.String(p, end, &ev->name, Scratch()) : lex_.Skip(p, end, 1);
+        } else if (Eq(key, "args")) {
+          handled = true;
+          if (*p == '{') {
+            ev->has_args = true;
+            ev->args_begin = p;
+            r = ParseArgs(p, end, &ev->args);
+            ev->args_end = p;
+          } else {
+            ++ev->args.bad_type;
+            r = lex_.Skip(p, end, 1);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+    if (!handled) r = lex_.Skip(p, end, 1);
+    if (r != Lex::kOk) return r;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    if (*p == '}') {
+      ++p;
+      return Lex::kOk;
+    }
+    return lex_.Error(p, "expected ',' or '}' in a trace event");
+  }
+}
+
+Lex KinetoParser::ArgInt(const char*& p, const char* end, int64_t* out, Args* a) {
+  if (*p == '-' || IsDigit(*p)) {
+    std::string_view t;
+    Lex r = lex_.Number(p, end, &t);
+    if (r != Lex::kOk) return r;
+    if (!ParseI64Text(t, out)) {
+      *out = kMissingI64;
+      ++a->bad_type;
+    }
+    return Lex::kOk;
+  }
+  if (*p != 'n') ++a->bad_type;  // null is "missing", not a type error
+  return lex_.Skip(p, end, 2);
+}
+
+Lex KinetoParser::ArgFloat(const char*& p, const char* end, float* out, bool* inf, Args* a) {
+  if (*p == '-' || IsDigit(*p)) {
+    std::string_view t;
+    Lex r = lex_.Number(p, end, &t);
+    if (r != Lex::kOk) return r;
+    double d = 0;
+    if (ParseF64Text(t, &d) && std::isfinite(d)) {
+      *out = static_cast<float>(d);
+    } else {
+      ++a->bad_type;
+    }
+    return Lex::kOk;
+  }
+  if (*p == '"') {
+    std::string_view s;
+    Lex r = lex_.String(p, end, &s, Scratch());
+    if (r != Lex::kOk) return r;
+    if (Eq(s, "inf") || Eq(s, "-inf") || Eq(s, "nan")) {
+      *inf = true;
+    } else {
+      double d = 0;
+      if (ParseF64Text(s, &d) && std::isfinite(d))
+        *out = static_cast<float>(d);
+      else
+        ++a->bad_type;
+    }
+    return Lex::kOk;
+  }
+  if (*p != 'n') ++a->bad_type;
+  return lex_.Skip(p, end, 2);
+}
+
+Lex KinetoParser::ArgStr(const char*& p, const char* end, std::string_view* out, Args* a) {
+  if (*p == '"') return lex_.String(p, end, out, Scratch());
+  // Keep a non-string value (e.g. a ranks array) as its JSON text.
+  const char* s = p;
+  Lex r = lex_.Skip(p, end, 2);
+  if (r != Lex::kOk) return r;
+  if (*s == '[' || *s == '{' || *s == '-' || IsDigit(*s))
+    *out = std::string_view(s, static_cast<size_t>(p - s));
+  else if (*s != 'n')
+    ++a->bad_type;
+  return Lex::kOk;
+}
+
+Lex KinetoParser::ArgTriple(const char*& p, const char* end, int32_t* out, Args* a) {
+  if (*p != '[') {
+    if (*p != 'n') ++a->bad_type;
+    return lex_.Skip(p, end, 2);
+  }
+  ++p;
+  for (int i = 0;; ++i) {
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p == ']') {
+      ++p;
+      return Lex::kOk;
+    }
+    if (*p == '-' || IsDigit(*p)) {
+      std::string_view t;
+      Lex r = lex_.Number(p, end, &t);
+      if (r != Lex::kOk) return r;
+      int64_t v = 0;
+      if (i < 3) out[i] = ParseI64Text(t, &v) ? ToI32(v) : kMissingI32;
+    } else {
+      Lex r = lex_.Skip(p, end, 3);
+      if (r != Lex::kOk) return r;
+      ++a->bad_type;
+    }
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    if (*p == ']') {
+      ++p;
+      return Lex::kOk;
+    }
+    return lex_.Error(p, "expected ',' or ']'");
+  }
+}
+
+Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
+  ++p;  // '{'
+  if (!SkipWs(p, end)) return Lex::kMore;
+  if (*p == '}') {
+    ++p;
+    return Lex::kOk;
+  }
+  for (;;) {
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p != '"') return lex_.Error(p, "expected a string key in args");
+    std::string_view k;
+    Lex r = lex_.String(p, end, &k, Scratch());
+    if (r != Lex::kOk) return r;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p != ':') return lex_.Error(p, "expected ':' in args");
+    ++p;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    r = Lex::kError;
+    bool handled = true;
+    switch (k.size()) {
+      case 3:
+        if (Eq(k, "Seq")) r = ArgInt(p, end, &a->seq, a);
+        else handled = false;
+        break;
+      case 4:
+        if (Eq(k, "cbid")) r = ArgInt(p, end, &a->cbid, a);
+        else if (Eq(k, "grid")) r = ArgTriple(p, end, a->grid, a);
+        else if (Eq(k, "name")) r = ArgStr(p, end, &a->meta_name, a);
+        else handled = false;
+        break;
+      case 5:
+        if (Eq(k, "block")) r = ArgTriple(p, end, a->block, a);
+        else if (Eq(k, "bytes")) r = ArgInt(p, end, &a->bytes, a);
+        else if (Eq(k, "dtype")) r = ArgStr(p, end, &a->dtype, a);
+        else handled = false;
+        break;
+      case 6:
+        if (Eq(k, "device")) r = ArgInt(p, end, &a->device, a);
+        else if (Eq(k, "stream")) r = ArgInt(p, end, &a->stream, a);
+        else if (Eq(k, "labels")) r = ArgStr(p, end, &a->labels, a);
+        else handled = false;
+        break;
+      case 8:
+        if (Eq(k, "graph id")) r = ArgInt(p, end, &a->graph_id, a);
+        else if (Eq(k, "toDevice")) r = ArgInt(p, end, &a->to_device, a);
+        else handled = false;
+        break;
+      case 10:
+        if (Eq(k, "fromDevice")) r = ArgInt(p, end, &a->from_device, a);
+        else if (Eq(k, "Group size")) {
+          r = ArgInt(p, end, &a->group_size, a);
+          a->has_collective = true;
+        } else handled = false;
+        break;
+      case 11:
+        if (Eq(k, "correlation")) r = ArgInt(p, end, &a->correlation, a);
+        else if (Eq(k, "External id") || Eq(k, "external id")) r = ArgInt(p, end, &a->external_id, a);
+        else handled = false;
+        break;
+      case 12:
+        if (Eq(k, "warps per SM")) r = ArgFloat(p, end, &a->warps_per_sm, &a->inf_occupancy, a);
+        else handled = false;
+        break;
+      case 13:
+        if (Eq(k, "shared memory")) r = ArgInt(p, end, &a->smem, a);
+        else if (Eq(k, "blocks per SM")) r = ArgFloat(p, end, &a->blocks_per_sm, &a->inf_occupancy, a);
+        else if (Eq(k, "In msg nelems")) {
+          r = ArgInt(p, end, &a->in_nelems, a);
+          a->has_collective = true;
+        } else handled = false;
+        break;
+      case 14:
+        if (Eq(k, "cuda_sync_kind")) r = ArgStr(p, end, &a->sync_kind, a);
+        else if (Eq(k, "wait_on_stream")) r = ArgInt(p, end, &a->wait_on_stream, a);
+        else if (Eq(k, "Out msg nelems")) {
+          r = ArgInt(p, end, &a->out_nelems, a);
+          a->has_collective = true;
+        } else handled = false;
+        break;
+      case 15:
+        if (Eq(k, "Collective name")) {
+          r = ArgStr(p, end, &a->coll_name, a);
+          a->has_collective = true;
+        } else handled = false;
+        break;
+      case 18:
+        if (Eq(k, "Process Group Name")) r = ArgStr(p, end, &a->pg_name, a);
+        else handled = false;
+        break;
+      case 19:
+        if (Eq(k, "Process Group Ranks")) r = ArgStr(p, end, &a->pg_ranks, a);
+        else handled = false;
+        break;
+      case 20:
+        if (Eq(k, "registers per thread")) r = ArgInt(p, end, &a->regs, a);
+        else handled = false;
+        break;
+      case 21:
+        if (Eq(k, "wait_on_cuda_event_id")) r = ArgInt(p, end, &a->event_id, a);
+        else handled = false;
+        break;
+      case 25:
+        if (Eq(k, "est. achieved occupancy %")) {
+          bool dummy = false;
+          r = ArgFloat(p, end, &a->occupancy, &dummy, a);
+        } else if (Eq(k, "Process Group Description")) {
+          r = ArgStr(p, end, &a->pg_desc, a);
+        } else {
+          handled = false;
+        }
+        break;
+      default:
+        handled = false;
+        break;
+    }
+    if (!handled) r = lex_.Skip(p, end, 2);
+    if (r != Lex::kOk) return r;
+    if (!SkipWs(p, end)) return Lex::kMore;
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    if (*p == '}') {
+      ++p;
+      return Lex::kOk;
+    }
+    return lex_.Error(p, "expected ',' or '}' in args");
+  }
+}
+
+// ---- Mapping parsed events into the model ----
+
+void KinetoParser::Commit(RawEvent& ev) {
+  if (ev.ph.size() != 1) {
+    trace_.stats.Bump(ImportStat::unknown_phase);
+    return;
+  }
+  switch (ev.ph[0]) {
+    case 'X':
+      CommitComplete(ev);
+      return;
+    case 'i':
+    case 'I': {
+      if (!IsValid(ev.ts_ns)) {
+        trace_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
+        return;
+      }
+      model::MarkerRow m;
+      m.pid = ToI32(ev.pid);
+      m.tid = ev.tid;
+      m.ts_ns = ev.ts_ns;
+      m.name = trace_.strings.Intern(ev.name);
+      m.domain = trace_.strings.Intern(ev.cat);
+      trace_.markers.Append(m);
+      min_ts_ns_ = std::min(min_ts_ns_, ev.ts_ns);
+      return;
+    }
+    case 'C':
+      CommitCounter(ev);
+      return;
+    case 'M':
+      CommitMetadata(ev);
+      return;
+    case 's':
+    case 'f':
+    case 't':
+      trace_.stats.Bump(ImportStat::flow_event);
+      return;
+    case 'b':
+    case 'e':
+    case 'n':
+      return;  // async events: nothing in Kineto output needs them
+    default:
+      trace_.stats.Bump(ImportStat::unknown_phase);
+      return;
+  }
+}
+
+void KinetoParser::AddRange(const RawEvent& ev, RangeKind kind, int32_t step) {
+  model::RangeRow r;
+  r.pid = ToI32(ev.pid);
+  r.tid = ev.tid;
+  r.start_ns = ev.ts_ns;
+  r.end_ns = ev.ts_ns + ev.dur_ns;
+  r.name = trace_.strings.Intern(ev.name);
+  r.kind = kind;
+  r.external_id = ev.args.external_id;
+  r.step = step;
+  if (kind == RangeKind::kGpuUserAnnotation) {
+    r.device_id = ToI32(IsValid(ev.args.device) ? ev.args.device : ev.pid);
+    r.stream_id = IsValid(ev.args.stream) ? ev.args.stream
+                  : IsValid(ev.tid)       ? ev.tid
+                                          : StreamFromTid(ev.tid_str);
+    r.pid = kMissingI32;
+    r.tid = kMissingI64;
+  }
+  trace_.ranges.Append(r);
+}
+
+void KinetoParser::CommitComplete(RawEvent& ev) {
+  if (!IsValid(ev.ts_ns)) {
+    trace_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
+    return;
+  }
+  if (!IsValid(ev.dur_ns)) {
+    trace_.stats.Bump(ev.dur_bad ? ImportStat::bad_field_type : ImportStat::missing_dur);
+    return;
+  }
+  if (ev.dur_ns < 0) {
+    trace_.stats.Bump(ImportStat::negative_dur);
+    ev.dur_ns = 0;
+  }
+  const Args& a = ev.args;
+  if (a.bad_type) trace_.stats.Bump(ImportStat::bad_arg_type);
+  Cat cat = ClassifyCat(ev.cat);
+  int32_t step = ParseStepNumber(ev.name);
+  min_ts_ns_ = std::min(min_ts_ns_, ev.ts_ns);
+  int64_t end_ns = ev.ts_ns + ev.dur_ns;
+
+  auto device_of = [&]() -> int32_t {
+    if (IsValid(a.device)) return ToI32(a.device);
+    trace_.stats.Bump(ImportStat::missing_device);
+    return ToI32(ev.pid);
+  };
+  auto stream_of = [&]() -> int64_t {
+    if (IsValid(a.stream)) return a.stream;
+    trace_.stats.Bump(ImportStat::missing_stream);
+    return IsValid(ev.tid) ? ev.tid : StreamFromTid(ev.tid_str);
+  };
+  auto note_corr = [&]() {
+    if (!IsValid(a.correlation)) trace_.stats.Bump(ImportStat::missing_correlation);
+  };
+
+  switch (cat) {
+    case Cat::kKernel: {
+      model::KernelRow k;
+      k.device_id = device_of();
+      k.stream_id = stream_of();
+      k.start_ns = ev.ts_ns;
+      k.end_ns = end_ns;
+      k.correlation_id = a.correlation;
+      note_corr();
+      k.external_id = a.external_id;
+      k.name = trace_.strings.Intern(ev.name);
+      k.grid_x = a.grid[0];
+      k.grid_y = a.grid[1];
+      k.grid_z = a.grid[2];
+      k.block_x = a.block[0];
+      k.block_y = a.block[1];
+      k.block_z = a.block[2];
+      k.registers_per_thread = ToI32(a.regs);
+      k.shared_mem_bytes = ToI32(a.smem);
+      k.blocks_per_sm = a.blocks_per_sm;
+      k.warps_per_sm = a.warps_per_sm;
+      if (a.inf_occupancy) trace_.stats.Bump(ImportStat::inf_occupancy_arg);
+      k.est_occupancy_pct = a.occupancy;
+      k.graph_id = a.graph_id;
+      uint32_t row = trace_.kernels.Append(k);
+      if (a.has_collective) {
+        model::CollectiveRow c;
+        c.kernel_row = row;
+        c.collective_name = trace_.strings.Intern(a.coll_name);
+        c.in_msg_nelems = a.in_nelems;
+        c.out_msg_nelems = a.out_nelems;
+        c.group_size = ToI32(a.group_size);
+        c.dtype = trace_.strings.Intern(a.dtype);
+        c.process_group_name = trace_.strings.Intern(a.pg_name);
+        c.process_group_desc = trace_.strings.Intern(a.pg_desc);
+        c.process_group_ranks = trace_.strings.Intern(a.pg_ranks);
+        c.seq = a.seq;
+        trace_.collectives.Append(c);
+      }
+      return;
+    }
+    case Cat::kMemcpy: {
+      model::MemcpyRow m;
+      m.device_id = device_of();
+      m.stream_id = stream_of();
+      m.start_ns = ev.ts_ns;
+      m.end_ns = end_ns;
+      m.correlation_id = a.correlation;
+      note_corr();
+      m.external_id = a.external_id;
+      m.bytes = a.bytes;
+      if (!ParseMemcpyName(ev.name, &m.copy_kind, &m.src_kind, &m.dst_kind) ||
+          m.src_kind == MemoryKind::kUnknown || m.dst_kind == MemoryKind::kUnknown)
+        trace_.stats.Bump(ImportStat::unknown_memcpy_kind);
+      if (IsValid(a.from_device) || IsValid(a.to_device)) {
+        m.src_device_id = ToI32(a.from_device);
+        m.dst_device_id = ToI32(a.to_device);
+        if (m.copy_kind == CopyKind::kUnknown) m.copy_kind = CopyKind::kPtoP;
+      }
+      m.graph_id = a.graph_id;
+      trace_.memcpys.Append(m);
+      return;
+    }
+    case Cat::kMemset: {
+      model::MemsetRow m;
+      m.device_id = device_of();
+      m.stream_id = stream_of();
+      m.start_ns = ev.ts_ns;
+      m.end_ns = end_ns;
+      m.correlation_id = a.correlation;
+      note_corr();
+      m.external_id = a.external_id;
+      m.bytes = a.bytes;
+      size_t open = ev.name.find('(');
+      size_t close = ev.name.rfind(')');
+      if (open != std::string_view::npos && close != std::string_view::npos && close > open)
+        m.dst_kind = ParseMemoryKind(ev.name.substr(open + 1, close - open - 1));
+      m.graph_id = a.graph_id;
+      trace_.memsets.Append(m);
+      return;
+    }
+    case Cat::kRuntime:
+    case Cat::kDriver:
+    case Cat::kOtherApi: {
+      model::ApiRow r;
+      r.pid = ToI32(ev.pid);
+      r.tid = ev.tid;
+      r.start_ns = ev.ts_ns;
+      r.end_ns = end_ns;
+      r.correlation_id = a.correlation;
+      note_corr();
+      r.external_id = a.external_id;
+      r.name = trace_.strings.Intern(ev.name);
+      r.cbid = ToI32(a.cbid);
+      r.kind = cat == Cat::kRuntime  ? ApiKind::kRuntime
+               : cat == Cat::kDriver ? ApiKind::kDriver
+                                     : ApiKind::kOther;
+      if (ev.name.size() >= 3 && ev.name.substr(0, 3) == "hip") saw_hip_ = true;
+      else if (ev.name.size() >= 2 && ev.name.substr(0, 2) == "cu") saw_cuda_ = true;
+      trace_.api_calls.Append(r);
+      return;
+    }
+    case Cat::kSync: {
+      model::SyncRow s;
+      s.device_id = device_of();
+      s.stream_id = IsValid(a.stream) && a.stream >= 0 ? a.stream : kMissingI64;
+      s.start_ns = ev.ts_ns;
+      s.end_ns = end_ns;
+      s.correlation_id = a.correlation;
+      s.kind = ParseSyncKind(a.sync_kind.empty() ? ev.name : a.sync_kind);
+      s.event_id = a.event_id;
+      s.wait_on_stream_id = IsValid(a.wait_on_stream) && a.wait_on_stream >= 0 ? a.wait_on_stream
+                                                                                : kMissingI64;
+      trace_.syncs.Append(s);
+      return;
+    }
+    case Cat::kCpuOp:
+      AddRange(ev, RangeKind::kCpuOp, step);
+      return;
+    case Cat::kUserAnnotation:
+      AddRange(ev, RangeKind::kUserAnnotation, step);
+      return;
+    case Cat::kGpuUserAnnotation:
+      AddRange(ev, RangeKind::kGpuUserAnnotation, step);
+      return;
+    case Cat::kPython:
+      AddRange(ev, RangeKind::kPythonFunction, step);
+      return;
+    case Cat::kUnknown:
+      if (IsValid(step)) {
+        AddRange(ev, RangeKind::kUserAnnotation, step);
+        return;
+      }
+      trace_.stats.Bump(ImportStat::unknown_category);
+      return;
+  }
+}
+
+void KinetoParser::CommitMetadata(const RawEvent& ev) {
+  trace_.stats.Bump(ImportStat::metadata_event);
+  std::string_view value = ev.args.meta_name;
+  if (Eq(ev.name, "process_name")) {
+    int32_t pid = ToI32(ev.pid);
+    if (!IsValid(pid)) return;
+    StringId name = trace_.strings.Intern(value);
+    for (model::Process& pr : trace_.processes) {
+      if (pr.pid == pid) {
+        pr.name = name;
+        return;
+      }
+    }
+    trace_.processes.push_back({pid, name});
+  } else if (Eq(ev.name, "thread_name")) {
+    int32_t pid = ToI32(ev.pid);
+    int64_t stream = StreamFromTid(value);
+    if (IsValid(stream) && IsValid(pid) && IsValid(ev.tid)) {
+      // GPU rows are named "stream N" (pid = device); Kineto's sync rows
+      // ("stream N (sync)") have no number-only suffix and stay threads.
+      for (const model::Stream& s : trace_.streams)
+        if (s.device_id == pid && s.stream_id == stream) return;
+      model::Stream s;
+      s.device_id = pid;
+      s.stream_id = stream;
+      s.name = trace_.strings.Intern(value);
+      trace_.streams.push_back(s);
+      return;
+    }
+    if (!IsValid(ev.tid)) return;
+    StringId name = trace_.strings.Intern(value);
+    for (model::Thread& t : trace_.threads) {
+      if (t.pid == pid && t.tid == ev.tid) {
+        t.name = name;
+        return;
+      }
+    }
+    trace_.threads.push_back({pid, ev.tid, name});
+  }
+}
+
+void KinetoParser::CommitCounter(const RawEvent& ev) {
+  if (!IsValid(ev.ts_ns)) {
+    trace_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
+    return;
+  }
+  if (!ev.has_args) return;
+  trace_.stats.Bump(ImportStat::counter_event);
+  min_ts_ns_ = std::min(min_ts_ns_, ev.ts_ns);
+  // Re-read the args: every numeric member is one series "name/key" (the
+  // args object is still in the buffer, so this costs one small pass).
+  const char* p = ev.args_begin + 1;
+  const char* end = ev.args_end;
+  std::string key_buf;
+  while (SkipWs(p, end) && *p != '}') {
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    std::string_view key;
+    if (lex_.String(p, end, &key, &key_buf) != Lex::kOk) return;
+    std::string key_copy(key);
+    if (!SkipWs(p, end) || *p != ':') return;
+    ++p;
+    if (!SkipWs(p, end)) return;
+    double value = kMissingF64;
+    if (*p == '-' || IsDigit(*p)) {
+      std::string_view t;
+      if (lex_.Number(p, end, &t) != Lex::kOk) return;
+      if (!ParseF64Text(t, &value)) value = kMissingF64;
+    } else {
+      if (lex_.Skip(p, end, 2) != Lex::kOk) return;
+      trace_.stats.Bump(ImportStat::non_numeric_value);
+    }
+    counter_key_.assign(ev.name);
+    counter_key_ += '\x1f';
+    counter_key_ += key_copy;
+    counter_key_ += '\x1f';
+    counter_key_ += std::to_string(ev.pid);
+    auto it = counter_index_.find(counter_key_);
+    size_t idx;
+    if (it == counter_index_.end()) {
+      idx = trace_.counters.size();
+      model::CounterSeries s;
+      std::string series_name(ev.name);
+      if (key_copy != ev.name) series_name += "/" + key_copy;
+      s.name = trace_.strings.Intern(series_name);
+      // Kineto puts GPU rows at pid = device index.
+      if (IsValid(ev.pid) && ev.pid >= 0 && ev.pid < 64) s.device_id = static_cast<int32_t>(ev.pid);
+      s.source = trace_.strings.Intern("kineto counter");
+      trace_.counters.push_back(std::move(s));
+      counter_index_.emplace(counter_key_, idx);
+    } else {
+      idx = it->second;
+    }
+    trace_.counters[idx].ts_ns.push_back(ev.ts_ns);
+    trace_.counters[idx].value.push_back(value);
+  }
+}
+
+void KinetoParser::ApplyDevices(const JVal& arr) {
+  for (const JVal& d : arr.items) {
+    if (d.type != JVal::kObj) {
+      trace_.stats.Bump(ImportStat::bad_field_type);
+      continue;
+    }
+    auto num = [&](std::initializer_list<const char*> names) -> int64_t {
+      for (const char* n : names) {
+        const JVal* v = d.Get(n);
+        int64_t x = 0;
+        if (v != nullptr && v->type == JVal::kNum && ParseI64Text(v->text, &x)) return x;
+      }
+      return kMissingI64;
+    };
+    int32_t id = ToI32(num({"id"}));
+    if (!IsValid(id)) {
+      trace_.stats.Bump(ImportStat::bad_field_type);
+      continue;
+    }
+    model::Device& dev = trace_.GetOrAddDevice(id);
+    if (const JVal* n = d.Get("name"); n != nullptr && n->type == JVal::kStr)
+      dev.name = trace_.strings.Intern(n->text);
+    dev.sm_count = ToI32(num({"numSms", "multiProcessorCount"}));
+    dev.cc_major = ToI32(num({"computeMajor", "major"}));
+    dev.cc_minor = ToI32(num({"computeMinor", "minor"}));
+    dev.total_memory_bytes = num({"totalGlobalMem"});
+    dev.max_threads_per_sm = ToI32(num({"maxThreadsPerMultiprocessor", "maxThreadsPerMultiProcessor"}));
+    dev.max_threads_per_block = ToI32(num({"maxThreadsPerBlock"}));
+    dev.max_blocks_per_sm = ToI32(num({"maxBlocksPerMultiprocessor", "maxBlocksPerMultiProcessor"}));
+    dev.regs_per_sm = ToI32(num({"regsPerMultiprocessor", "regsPerMultiProcessor"}));
+    dev.regs_per_block = ToI32(num({"regsPerBlock"}));
+    dev.smem_per_sm_bytes = num({"sharedMemPerMultiprocessor", "sharedMemPerMultiProcessor"});
+    dev.smem_per_block_bytes = num({"sharedMemPerBlock"});
+    dev.smem_per_block_optin_bytes = num({"sharedMemPerBlockOptin"});
+    dev.warp_size = ToI32(num({"warpSize"}));
+    std::string_view name = trace_.Str(dev.name);
+    if (ContainsNoCase(name, "AMD") || ContainsNoCase(name, "Radeon") ||
+        ContainsNoCase(name, "Instinct"))
+      dev.vendor = model::Vendor::kAmd;
+    else if (!name.empty())
+      dev.vendor = model::Vendor::kNvidia;
+  }
+}
+
+void KinetoParser::ApplyDistributed(const JVal& obj) {
+  auto num = [&](const char* k) -> int32_t {
+    const JVal* v = obj.Get(k);
+    int64_t x = 0;
+    if (v != nullptr && v->type == JVal::kNum && ParseI64Text(v->text, &x)) return ToI32(x);
+    return kMissingI32;
+  };
+  trace_.rank.rank = num("rank");
+  trace_.rank.world_size = num("world_size");
+  trace_.rank.pg_count = num("pg_count");
+  if (const JVal* b = obj.Get("backend"); b != nullptr && b->type == JVal::kStr)
+    trace_.rank.backend = trace_.strings.Intern(b->text);
+}
+
+void KinetoParser::Finish() {
+  if (lex_.bad_utf8) trace_.stats.Bump(ImportStat::invalid_utf8, lex_.bad_utf8);
+  trace_.info.format = "kineto-json";
+  trace_.info.base_time_ns = base_time_ns_;
+  // Relative timestamps (Kineto since 2024) are small; absolute epoch µs are
+  // past 1973 in ns. Only shift the former, so a file with both is not doubled.
+  constexpr int64_t kEpochFloorNs = int64_t{100'000'000} * kNsPerS;
+  bool shift = IsValid(base_time_ns_) && base_time_ns_ != 0 &&
+               (min_ts_ns_ == std::numeric_limits<int64_t>::max() || min_ts_ns_ < kEpochFloorNs);
+  if (shift) {
+    const int64_t b = base_time_ns_;
+    auto add = [b](std::vector<int64_t>& col) {
+      for (int64_t& v : col)
+        if (IsValid(v)) v += b;
+    };
+    add(trace_.kernels.start_ns), add(trace_.kernels.end_ns);
+    add(trace_.memcpys.start_ns), add(trace_.memcpys.end_ns);
+    add(trace_.memsets.start_ns), add(trace_.memsets.end_ns);
+    add(trace_.api_calls.start_ns), add(trace_.api_calls.end_ns);
+    add(trace_.syncs.start_ns), add(trace_.syncs.end_ns);
+    add(trace_.ranges.start_ns), add(trace_.ranges.end_ns);
+    add(trace_.markers.ts_ns);
+    for (model::CounterSeries& s : trace_.counters) add(s.ts_ns);
+  }
+  trace_.Finalize();
+  // Vendor for devices known only from events (or unnamed): HIP calls mean AMD.
+  for (model::Device& d : trace_.devices) {
+    if (d.vendor != model::Vendor::kUnknown) continue;
+    if (saw_hip_) d.vendor = model::Vendor::kAmd;
+    else if (saw_cuda_) d.vendor = model::Vendor::kNvidia;
+  }
+  trace_.kernels.ShrinkToFit();
+  trace_.memcpys.ShrinkToFit();
+  trace_.memsets.ShrinkToFit();
+  trace_.api_calls.ShrinkToFit();
+  trace_.syncs.ShrinkToFit();
+  trace_.ranges.ShrinkToFit();
+  trace_.markers.ShrinkToFit();
+  trace_.collectives.ShrinkToFit();
+}
+
+}  // namespace
+
+bool MicrosTextToNs(std::string_view t, int64_t* ns) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
+    neg = t[i] == '-';
+    ++i;
+  }
+  uint64_t ip = 0;
+  size_t int_digits = 0;
+  while (i < t.size() && IsDigit(t[i])) {
+    if (ip > 922'337'203'685'477ull) return false;  // ip*1000 would overflow int64
+    ip = ip * 10 + static_cast<uint64_t>(t[i] - '0');
+    ++i;
+    ++int_digits;
+  }
+  uint64_t frac = 0;
+  size_t frac_digits = 0;
+  bool round_up = false;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && IsDigit(t[i])) {
+      if (frac_digits < 3) frac = frac * 10 + static_cast<uint64_t>(t[i] - '0');
+      else if (frac_digits == 3) round_up = t[i] >= '5';
+      ++frac_digits;
+      ++i;
+    }
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    // Rare exponent form: a double is as exact as the text allows here.
+    std::string copy(t);
+    char* endp = nullptr;
+    long double v = std::strtold(copy.c_str(), &endp);
+    if (endp != copy.c_str() + copy.size() || !std::isfinite(v)) return false;
+    long double x = v * 1000.0L;
+    if (x > 9.2e18L || x < -9.2e18L) return false;
+    *ns = static_cast<int64_t>(std::llroundl(x));
+    return true;
+  }
+  if (i != t.size()) return false;
+  for (size_t k = frac_digits; k < 3; ++k) frac *= 10;
+  uint64_t v = ip * 1000 + frac + (round_up ? 1 : 0);
+  if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
+}
+
+bool LooksLikeKineto(std::string_view prefix) {
+  size_t i = 0;
+  if (prefix.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
+  while (i < prefix.size() && IsWs(prefix[i])) ++i;
+  if (i >= prefix.size() || prefix[i] != '{') return false;
+  for (std::string_view key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"",
+                               "\"computeProperties\"", "\"baseTimeNanoseconds\""}) {
+    if (prefix.find(key) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Trace& trace,
+                        KinetoScanStats* scan) {
+  KinetoParser parser(in, options, trace);
+  Status st = parser.Run();
+  if (scan != nullptr) {
+    scan->trace_events = parser.events();
+    scan->json_bytes = parser.bytes();
+  }
+  return st;
+}
+
+Status KinetoImporter::Read(const SourceInfo& src, model::Trace& trace) {
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, options_.stream));
+  RETURN_IF_ERROR(ReadKinetoStream(*in, options_, trace));
+  trace.info.source_path = src.path;
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy::import

@@ -1,0 +1,69 @@
+// Kineto / PyTorch-profiler Chrome-trace JSON importer.
+//
+// Contract: reads `export_chrome_trace` output of every vintage (2021 legacy
+// categories Kernel/Runtime/Memcpy/Memset/Operator, integer absolute µs, and
+// fractional µs relative to baseTimeNanoseconds) into the trace model. The
+// parser streams: it never holds the JSON text, only one input chunk plus the
+// event being parsed, so peak memory follows the size of the model. Top-level
+// keys may come in any order (baseTimeNanoseconds after traceEvents is fine).
+// Per-event problems bump trace.stats counters; container problems (not JSON,
+// truncated, top level not an object, traceEvents/deviceProperties not arrays)
+// return one Status naming the path and the decompressed byte offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "base/input_stream.h"
+#include "base/status.h"
+#include "import/importer.h"
+#include "model/trace.h"
+
+namespace gpuwhy::import {
+
+// KinetoOptions: parser tuning; tests shrink chunk_bytes to split events
+// across every possible chunk boundary.
+struct KinetoOptions {
+  size_t chunk_bytes = size_t{1} << 20;  // bytes requested from the stream per refill
+  InputStreamOptions stream;             // used by KinetoImporter::Read when opening the file
+};
+
+// KinetoScanStats: what the scanner saw, for throughput figures.
+struct KinetoScanStats {
+  uint64_t trace_events = 0;  // elements of the traceEvents array
+  uint64_t json_bytes = 0;    // decompressed bytes parsed
+};
+
+// ReadKinetoStream: parse a Kineto JSON document from `in` into `trace` (which
+// starts empty) and Finalize() it. On error `trace` holds partial data and
+// must be discarded by the caller. `scan` (optional) receives counts.
+Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Trace& trace,
+                        KinetoScanStats* scan = nullptr);
+
+// LooksLikeKineto: true when `prefix` (decompressed first bytes of a file) is a
+// JSON object with Kineto/Chrome-trace keys (traceEvents, schemaVersion,
+// deviceProperties, ...). Content only; the file name is not consulted.
+bool LooksLikeKineto(std::string_view prefix);
+
+// MicrosTextToNs: convert the decimal text of a µs value ("1713738903328187",
+// "12.345", "0.0005", "1.5e3") to int64 ns exactly: integer part * 1000 plus
+// up to three fraction digits, rounding half away from zero beyond that (no
+// lossy double for plain decimals). False when the text is not a number or
+// overflows.
+bool MicrosTextToNs(std::string_view text, int64_t* ns);
+
+// KinetoImporter: the Importer for "kineto-json".
+class KinetoImporter final : public Importer {
+ public:
+  KinetoImporter() = default;
+  explicit KinetoImporter(KinetoOptions options) : options_(options) {}
+  std::string_view name() const override { return "kineto-json"; }
+  bool Sniff(const SourceInfo& src) const override { return LooksLikeKineto(src.prefix); }
+  Status Read(const SourceInfo& src, model::Trace& trace) override;
+
+ private:
+  KinetoOptions options_;
+};
+
+}  // namespace gpuwhy::import

@@ -1,0 +1,123 @@
+// Corpus test: every Kineto trace in ../shared/traces/kineto imports, and the
+// per-file counts match the table of SOURCES.md (parsed at runtime, so the
+// expected values are the corpus curator's, not ours).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "import/registry.h"
+
+namespace gpuwhy::import {
+namespace {
+
+const std::string kDir = std::string(GPUWHY_SOURCE_DIR) + "/../shared/traces/kineto";
+
+struct Expected {
+  std::string file, gpu, ranks;
+  long kernel = -1, runtime = -1, memcpy = -1, memset = -1, driver = -1;
+};
+
+std::vector<std::string> SplitRow(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, '|')) {
+    size_t a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+    cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+  }
+  return cells;
+}
+
+std::vector<Expected> ReadTable() {
+  std::vector<Expected> rows;
+  std::ifstream in(kDir + "/SOURCES.md");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> c = SplitRow(line);
+    // c[0] is empty (text before the first '|').
+    if (c.size() < 14 || c[1].find(".json") == std::string::npos) continue;
+    if (c[9] == "-") continue;  // expected-output files, not traces
+    Expected e;
+    e.file = c[1];
+    e.gpu = c[7];
+    e.ranks = c[8];
+    e.kernel = std::stol(c[9]);
+    e.runtime = std::stol(c[10]);
+    e.memcpy = std::stol(c[11]);
+    e.memset = std::stol(c[12]);
+    e.driver = std::stol(c[13]);
+    rows.push_back(e);
+  }
+  return rows;
+}
+
+TEST(KinetoCorpus, CountsMatchSourcesTable) {
+  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
+  std::vector<Expected> rows = ReadTable();
+  ASSERT_GE(rows.size(), 30u) << "SOURCES.md table not understood";
+  for (const Expected& e : rows) {
+    SCOPED_TRACE(e.file);
+    Result<model::Trace> r = ImportFile(kDir + "/" + e.file);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const model::Trace& t = *r;
+    EXPECT_EQ(t.info.format, "kineto-json");
+    EXPECT_EQ(static_cast<long>(t.kernels.size()), e.kernel);
+    EXPECT_EQ(static_cast<long>(t.memcpys.size()), e.memcpy);
+    EXPECT_EQ(static_cast<long>(t.memsets.size()), e.memset);
+    long runtime = 0, driver = 0;
+    for (model::ApiKind k : t.api_calls.kind) {
+      runtime += k == model::ApiKind::kRuntime;
+      driver += k == model::ApiKind::kDriver;
+    }
+    EXPECT_EQ(runtime, e.runtime);
+    EXPECT_EQ(driver, e.driver);
+    // GPU model: deviceProperties[].name, where the table lists one.
+    if (e.gpu.find("none") == std::string::npos && !e.gpu.empty()) {
+      bool found = false;
+      for (const model::Device& d : t.devices) found |= t.Str(d.name) == e.gpu;
+      EXPECT_TRUE(found) << "device name " << e.gpu;
+    }
+    // Ranks: "R/W backend", "R/-", "-/-".
+    if (!e.ranks.empty() && e.ranks[0] != '-') {
+      EXPECT_EQ(t.rank.rank, std::stoi(e.ranks));
+      size_t slash = e.ranks.find('/');
+      if (slash != std::string::npos && e.ranks[slash + 1] != '-') {
+        EXPECT_EQ(t.rank.world_size, std::stoi(e.ranks.substr(slash + 1)));
+      }
+      size_t sp = e.ranks.find(' ');
+      if (sp != std::string::npos) {
+        EXPECT_EQ(t.Str(t.rank.backend), e.ranks.substr(sp + 1));
+      }
+    } else {
+      EXPECT_FALSE(IsValid(t.rank.rank));
+    }
+    // Sanity that holds for every real trace: kernels end after they start.
+    for (size_t i = 0; i < t.kernels.size(); ++i)
+      ASSERT_GE(t.kernels.end_ns[i], t.kernels.start_ns[i]);
+  }
+}
+
+TEST(KinetoCorpus, DirectoryExpandsToTheTraces) {
+  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
+  Result<std::vector<std::string>> files = ExpandInputs({kDir});
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  size_t expected = ReadTable().size();
+  size_t traces = 0;
+  for (const std::string& f : *files) {
+    EXPECT_EQ(f.find("SOURCES.md"), std::string::npos);
+    traces += f.find(".json") != std::string::npos;
+  }
+  // Every table trace is found (result_check_file.txt is not a trace).
+  EXPECT_EQ(traces, expected);
+  EXPECT_TRUE(std::is_sorted(files->begin(), files->end()));
+}
+
+}  // namespace
+}  // namespace gpuwhy::import
