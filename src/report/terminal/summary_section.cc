@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "base/units.h"
 #include "report/terminal/sections.h"
 #include "report/terminal/text_format.h"
 
@@ -95,15 +96,16 @@ void RenderKernels(const TerminalContext& ctx, const analysis::KernelSummary& ks
     return;
   }
   Line(out, ctx, "kernels",
-       fmt::format("{} launches · {} names · summed time {}", FormatCount(d.count),
-                   FormatCount(ks.distinct_names), FormatDuration(d.total_ns)));
+       fmt::format("{} launches · {} name{} · summed time {} · mean {}", FormatCount(d.count),
+                   FormatCount(ks.distinct_names), ks.distinct_names == 1 ? "" : "s",
+                   FormatDuration(d.total_ns), FormatDurationF(d.mean_ns)));
   Line(out, ctx, "duration",
-       fmt::format("min {} · p50 {} · p90 {} · p99 {} · max {} · mean {}", FormatDuration(d.min_ns),
+       fmt::format("min {} · p50 {} · p90 {} · p99 {} · max {}", FormatDuration(d.min_ns),
                    FormatDuration(d.p50_ns), FormatDuration(d.p90_ns), FormatDuration(d.p99_ns),
-                   FormatDuration(d.max_ns), FormatDurationF(d.mean_ns)));
+                   FormatDuration(d.max_ns)));
   std::string counts, times;
   for (const analysis::ShortKernelBucket& b : ks.short_kernels) {
-    std::string head = "<" + FormatDuration(b.threshold_ns);
+    std::string head = fmt::format("<{} µs", b.threshold_ns / kNsPerUs);
     counts += fmt::format("{}{} {}", counts.empty() ? "" : " · ", head, FormatPct(b.count_ratio));
     times += fmt::format("{}{} {}", times.empty() ? "" : " · ", head, FormatPct(b.time_ratio));
   }

@@ -1,0 +1,50 @@
+#include "analysis/summary/summary_math.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwhy::analysis {
+namespace {
+
+TEST(UnionLength, OverlapsNestingAndGaps) {
+  // [0,10) [5,15) nested [6,7) gap [20,30) touching [30,35): 15 + 15 = 30.
+  std::vector<std::pair<int64_t, int64_t>> iv = {{20, 30}, {0, 10}, {6, 7}, {5, 15}, {30, 35}};
+  SortIntervals(iv);
+  EXPECT_EQ(UnionLength(iv), 30);
+  std::vector<std::pair<int64_t, int64_t>> empty;
+  EXPECT_EQ(UnionLength(empty), 0);
+}
+
+TEST(Percentile, LinearInterpolationLikeNumpy) {
+  std::vector<int64_t> v = {10, 20, 30, 40};
+  // numpy.percentile([10,20,30,40], 50) == 25; 90 -> 37; 0 -> 10; 100 -> 40.
+  EXPECT_EQ(PercentileSorted(v, 0.5), 25);
+  EXPECT_EQ(PercentileSorted(v, 0.9), 37);
+  EXPECT_EQ(PercentileSorted(v, 0.0), 10);
+  EXPECT_EQ(PercentileSorted(v, 1.0), 40);
+  EXPECT_FALSE(IsValid(PercentileSorted({}, 0.5)));
+}
+
+TEST(DurationStats, HandComputed) {
+  std::vector<int64_t> v = {4, 1, 3, 2};
+  DurationStats s = ComputeDurationStats(v);
+  EXPECT_EQ(s.count, 4);
+  EXPECT_EQ(s.total_ns, 10);
+  EXPECT_EQ(s.min_ns, 1);
+  EXPECT_EQ(s.max_ns, 4);
+  EXPECT_EQ(s.p50_ns, 3);  // 2.5 rounds half away from zero
+  EXPECT_DOUBLE_EQ(s.mean_ns, 2.5);
+  EXPECT_NEAR(s.stddev_ns, 1.118033988749895, 1e-12);  // population sd
+  EXPECT_EQ(v.front(), 1);  // sorted in place
+}
+
+TEST(DurationStats, EmptyIsMissingNotZero) {
+  std::vector<int64_t> v;
+  DurationStats s = ComputeDurationStats(v);
+  EXPECT_EQ(s.count, 0);
+  EXPECT_FALSE(IsValid(s.min_ns));
+  EXPECT_FALSE(IsValid(s.p99_ns));
+  EXPECT_FALSE(IsValid(s.mean_ns));
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis

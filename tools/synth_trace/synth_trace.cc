@@ -1,0 +1,552 @@
+#include "synth_trace.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace gpuwhy::synth {
+
+namespace {
+
+constexpr int32_t kComputeStream = 7;
+constexpr int32_t kNcclStream = 13;
+constexpr int32_t kSmCount = 132;
+constexpr int32_t kMaxThreadsPerSm = 2048;
+
+// SplitMix64: a tiny PRNG with the same sequence on every platform
+// (std::uniform_int_distribution is implementation-defined).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int64_t Uniform(int64_t lo, int64_t hi) {
+    if (hi <= lo) return lo;
+    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
+
+ private:
+  uint64_t state_;
+};
+
+enum class Role { kStep, kGpuStep, kDataLoader, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset };
+
+// Event: one complete (X) event before formatting; times relative to base.
+struct Event {
+  Role role;
+  std::string name;
+  int64_t start_ns;
+  int64_t end_ns;
+  int64_t correlation = -1;  // runtime and GPU events
+  int64_t external_id = -1;
+  int32_t stream = kComputeStream;
+  int32_t cbid = 0;
+  int64_t bytes = -1;
+  int32_t grid_x = 0, block_x = 0, registers = 0, shared_mem = 0;
+  int32_t step = 0;
+  bool nccl = false;
+};
+
+std::string Escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o.push_back('\\');
+    o.push_back(c);
+  }
+  return o;
+}
+
+class Builder {
+ public:
+  explicit Builder(const ScenarioParams& p) : p_(p), rng_(p.seed * 7919 + 17) {}
+
+  std::vector<Event> Run() {
+    int64_t host = p_.start_offset_ns;
+    gpu_free_ = host;
+    for (int s = 1; s <= p_.steps; ++s) {
+      host = std::max(host, gpu_free_ - p_.max_queue_ahead_ns);
+      int64_t step_start = host;
+      size_t first_gpu = events_.size();
+      host += 5000;
+      if (p_.dataloader_ns > 0) {
+        Add({Role::kDataLoader, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", host,
+             host + p_.dataloader_ns});
+        host += p_.dataloader_ns + 2000;
+      }
+      if (p_.h2d_bytes > 0) host = Copy(host, /*h2d=*/true, p_.h2d_bytes, p_.h2d_pageable);
+      for (int k = 0; k < p_.kernels_per_step; ++k) {
+        int64_t dur = rng_.Uniform(p_.kernel_min_ns, p_.kernel_max_ns);
+        host = Launch(host, "aten::mm", p_.kernel_name, dur, kComputeStream, false);
+      }
+      if (p_.memset_bytes > 0) host = Memset(host, p_.memset_bytes);
+      if (p_.nccl_ns > 0)
+        host = Launch(host, "record_param_comms",
+                      "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+                      p_.nccl_ns, kNcclStream, true);
+      if (p_.item_sync) host = Copy(host, /*h2d=*/false, 4, /*sync=*/true);
+      Event step{Role::kStep, fmt::format("ProfilerStep#{}", s), step_start, host};
+      step.step = s;
+      Add(step);
+      // GPU-side projection of the step (Kineto gpu_user_annotation).
+      int64_t g0 = -1, g1 = -1;
+      for (size_t i = first_gpu; i < events_.size(); ++i) {
+        const Event& e = events_[i];
+        if (e.role != Role::kKernel && e.role != Role::kMemcpy && e.role != Role::kMemset) continue;
+        g0 = g0 < 0 ? e.start_ns : std::min(g0, e.start_ns);
+        g1 = std::max(g1, e.end_ns);
+      }
+      if (g0 >= 0) Add({Role::kGpuStep, step.name, g0 - 1, g1 + 1});
+      host += p_.step_gap_ns;
+    }
+    return std::move(events_);
+  }
+
+ private:
+  void Add(Event e) { events_.push_back(std::move(e)); }
+
+  // Launch: a cpu_op with a cudaLaunchKernel inside and its kernel.
+  int64_t Launch(int64_t host, std::string op, const std::string& kernel, int64_t dur,
+                 int32_t stream, bool nccl) {
+    int64_t ext = ++external_;
+    int64_t corr = ++correlation_;
+    Event cpu{Role::kCpuOp, std::move(op), host, host + p_.launch_cost_ns - 500};
+    cpu.external_id = ext;
+    Add(cpu);
+    int64_t a0 = host + 1000, a1 = a0 + p_.launch_api_ns;
+    Event rt{Role::kRuntime, "cudaLaunchKernel", a0, a1, corr, ext};
+    rt.cbid = 211;
+    Add(rt);
+    int64_t k0 = std::max(gpu_free_, a1 + p_.launch_latency_ns);
+    Event k{Role::kKernel, kernel, k0, k0 + dur, corr, ext, stream};
+    k.grid_x = nccl ? 2 : p_.grid_x;
+    k.block_x = nccl ? 640 : p_.block_x;
+    k.registers = nccl ? 96 : p_.registers;
+    k.shared_mem = nccl ? 4096 : p_.shared_mem_bytes;
+    k.nccl = nccl;
+    Add(k);
+    gpu_free_ = k0 + dur;
+    return host + p_.launch_cost_ns;
+  }
+
+  // Copy: aten::copy_ with cudaMemcpyAsync. `sync` makes the call wait for the
+  // copy (pageable H2D is host-synchronous) and adds a cudaStreamSynchronize.
+  int64_t Copy(int64_t host, bool h2d, int64_t bytes, bool sync) {
+    int64_t ext = ++external_;
+    int64_t corr = ++correlation_;
+    int64_t a0 = host + 1000;
+    int64_t dur = h2d ? static_cast<int64_t>(static_cast<double>(bytes) / p_.h2d_gbps) : 2000;
+    dur = std::max<int64_t>(dur, 1000);
+    int64_t c0 = std::max(gpu_free_, a0 + p_.launch_latency_ns);
+    int64_t c1 = c0 + dur;
+    gpu_free_ = c1;
+    // A pageable H2D call returns after the copy; the others return at once.
+    int64_t a1 = (h2d && sync) ? c1 + 2000 : a0 + p_.launch_api_ns;
+    std::string name;
+    if (h2d)
+      name = sync ? "Memcpy HtoD (Pageable -> Device)" : "Memcpy HtoD (Pinned -> Device)";
+    else
+      name = "Memcpy DtoH (Device -> Pinned)";
+    Event mc{Role::kMemcpy, name, c0, c1, corr, ext};
+    mc.bytes = bytes;
+    Event rt{Role::kRuntime, "cudaMemcpyAsync", a0, a1, corr, ext};
+    rt.cbid = 41;
+    int64_t end = a1 + 1000;
+    if (sync) {
+      int64_t s0 = a1 + 1000;
+      int64_t s1 = std::max(s0 + 3000, c1 + 2000);
+      Event st{Role::kRuntime, "cudaStreamSynchronize", s0, s1, ++correlation_, ext};
+      st.cbid = 131;
+      Add(st);
+      end = s1 + 1000;
+    }
+    Event cpu{Role::kCpuOp, h2d ? "aten::copy_" : "aten::_local_scalar_dense", host, end - 500};
+    cpu.external_id = ext;
+    Add(cpu);
+    Add(rt);
+    Add(mc);
+    return end;
+  }
+
+  int64_t Memset(int64_t host, int64_t bytes) {
+    int64_t ext = ++external_;
+    int64_t corr = ++correlation_;
+    Event cpu{Role::kCpuOp, "aten::zero_", host, host + p_.launch_cost_ns - 500};
+    cpu.external_id = ext;
+    Add(cpu);
+    int64_t a0 = host + 1000, a1 = a0 + p_.launch_api_ns;
+    Event rt{Role::kRuntime, "cudaMemsetAsync", a0, a1, corr, ext};
+    rt.cbid = 51;
+    Add(rt);
+    int64_t m0 = std::max(gpu_free_, a1 + p_.launch_latency_ns);
+    int64_t dur = std::max<int64_t>(1000, bytes / 500);  // ~500 GB/s
+    Event ms{Role::kMemset, "Memset (Device)", m0, m0 + dur, corr, ext};
+    ms.bytes = bytes;
+    Add(ms);
+    gpu_free_ = m0 + dur;
+    return host + p_.launch_cost_ns;
+  }
+
+  const ScenarioParams& p_;
+  Rng rng_;
+  std::vector<Event> events_;
+  int64_t gpu_free_ = 0;
+  int64_t external_ = 0;
+  int64_t correlation_ = 0;
+};
+
+GroundTruth Truth(const ScenarioParams& p, const std::vector<Event>& ev) {
+  GroundTruth t;
+  bool any_gpu = false;
+  for (const Event& e : ev) {
+    int64_t d = e.end_ns - e.start_ns;
+    int64_t abs_start = p.base_time_ns + e.start_ns, abs_end = p.base_time_ns + e.end_ns;
+    bool gpu = e.role == Role::kKernel || e.role == Role::kMemcpy || e.role == Role::kMemset;
+    if (gpu) {
+      t.gpu_busy_ns += d;
+      t.gpu_span_start_ns = any_gpu ? std::min(t.gpu_span_start_ns, abs_start) : abs_start;
+      t.gpu_span_end_ns = any_gpu ? std::max(t.gpu_span_end_ns, abs_end) : abs_end;
+      any_gpu = true;
+    }
+    switch (e.role) {
+      case Role::kStep:
+        ++t.steps;
+        t.step_ns.push_back(d);
+        break;
+      case Role::kKernel:
+        t.min_kernel_ns = t.kernel_count == 0 ? d : std::min(t.min_kernel_ns, d);
+        t.max_kernel_ns = std::max(t.max_kernel_ns, d);
+        ++t.kernel_count;
+        t.kernel_time_ns += d;
+        break;
+      case Role::kMemcpy:
+        if (e.name.starts_with("Memcpy HtoD")) {
+          ++t.memcpy_h2d_count;
+          t.memcpy_h2d_bytes += e.bytes;
+          t.memcpy_h2d_ns += d;
+        } else {
+          ++t.memcpy_d2h_count;
+          t.memcpy_d2h_bytes += e.bytes;
+          t.memcpy_d2h_ns += d;
+        }
+        break;
+      case Role::kMemset:
+        ++t.memset_count;
+        t.memset_bytes += e.bytes;
+        break;
+      case Role::kRuntime:
+        if (e.name == "cudaStreamSynchronize") {
+          ++t.stream_sync_calls;
+          t.stream_sync_ns += d;
+        }
+        break;
+      case Role::kDataLoader:
+        t.dataloader_ns += d;
+        break;
+      default:
+        break;
+    }
+  }
+  return t;
+}
+
+// Formatter: writes events in the modern or legacy shape.
+class Formatter {
+ public:
+  explicit Formatter(const ScenarioParams& p) : p_(p) {}
+
+  std::string Ts(int64_t rel_ns) const {
+    if (p_.legacy) return fmt::format("{}", (p_.base_time_ns + rel_ns) / 1000);
+    return fmt::format("{}.{:03}", rel_ns / 1000, rel_ns % 1000);
+  }
+  std::string Dur(int64_t ns) const {
+    if (p_.legacy) return fmt::format("{}", ns / 1000);
+    return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
+  }
+  std::string Tid(int32_t stream) const {
+    return p_.legacy ? fmt::format("\"stream {}\"", stream) : fmt::format("{}", stream);
+  }
+  std::string HostTid() const {
+    return p_.legacy ? fmt::format("\"{}\"", p_.tid) : fmt::format("{}", p_.tid);
+  }
+  const char* Ext() const { return p_.legacy ? "external id" : "External id"; }
+
+  void Write(std::string& o, const synth::Event& e) const {
+    std::string head;
+    auto x = [&](std::string_view cat, std::string_view pid, std::string_view tid) {
+      o += fmt::format(
+          "  {{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, "
+          "\"ts\": {}, \"dur\": {}, \"args\": {{",
+          cat, Escape(e.name), pid, tid, Ts(e.start_ns), Dur(e.end_ns - e.start_ns));
+    };
+    const std::string host_pid = fmt::format("{}", p_.pid);
+    const int64_t dur = e.end_ns - e.start_ns;
+    switch (e.role) {
+      case Role::kStep:
+        x(p_.legacy ? "Operator" : "user_annotation", host_pid, HostTid());
+        o += fmt::format("\"{}\": {}", Ext(), 1000000 + e.step);
+        break;
+      case Role::kGpuStep:
+        x("gpu_user_annotation", "0", Tid(kComputeStream));
+        o += fmt::format("\"External id\": {}", 1000000 + e.step);
+        break;
+      case Role::kDataLoader:
+        x(p_.legacy ? "Operator" : "user_annotation", host_pid, HostTid());
+        o += fmt::format("\"{}\": {}", Ext(), 2000000 + e.start_ns % 1000000);
+        break;
+      case Role::kCpuOp:
+        x(p_.legacy ? "Operator" : "cpu_op", host_pid, HostTid());
+        o += fmt::format("\"{}\": {}", Ext(), e.external_id);
+        break;
+      case Role::kRuntime:
+        x(p_.legacy ? "Runtime" : "cuda_runtime", host_pid, HostTid());
+        o += fmt::format("\"cbid\": {}, \"correlation\": {}, \"{}\": {}", e.cbid, e.correlation,
+                         Ext(), e.external_id);
+        break;
+      case Role::kKernel: {
+        x(p_.legacy ? "Kernel" : "kernel", "0", Tid(e.stream));
+        double bps = static_cast<double>(e.grid_x) / kSmCount;
+        double wps = bps * e.block_x / 32.0;
+        double occ = std::min(1.0, bps) * e.block_x / kMaxThreadsPerSm;
+        o += fmt::format(
+            "\"{}\": {}, \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": {}, "
+            "\"correlation\": {}, \"registers per thread\": {}, \"shared memory\": {}, "
+            "\"blocks per SM\": {:.6f}, \"warps per SM\": {:.6f}, \"grid\": [{}, 1, 1], "
+            "\"block\": [{}, 1, 1], \"est. achieved occupancy %\": {}",
+            Ext(), e.external_id, e.stream, e.correlation, e.registers, e.shared_mem, bps, wps,
+            e.grid_x, e.block_x, static_cast<int>(occ * 100 + 0.5));
+        if (e.nccl && !p_.legacy)
+          o += fmt::format(
+              ", \"Collective name\": \"allreduce\", \"In msg nelems\": 4194304, "
+              "\"Out msg nelems\": 4194304, \"Group size\": {}, \"dtype\": \"Float\"",
+              p_.world_size);
+        break;
+      }
+      case Role::kMemcpy:
+      case Role::kMemset: {
+        x(p_.legacy ? (e.role == Role::kMemcpy ? "Memcpy" : "Memset")
+                    : (e.role == Role::kMemcpy ? "gpu_memcpy" : "gpu_memset"),
+          "0", Tid(e.stream));
+        o += fmt::format("\"device\": 0, \"context\": 1, \"stream\": {}, \"correlation\": {}, "
+                         "\"{}\": {}, \"bytes\": {}",
+                         e.stream, e.correlation, Ext(), e.external_id, e.bytes);
+        if (dur > 0)
+          o += fmt::format(", \"memory bandwidth (GB/s)\": {:.6f}",
+                           static_cast<double>(e.bytes) / static_cast<double>(dur));
+        break;
+      }
+    }
+    o += "}},\n";
+    // Flows from the launch to the GPU event (ac2g; legacy: "async").
+    if (e.role == Role::kRuntime && e.name != "cudaStreamSynchronize") {
+      o += fmt::format(
+          "  {{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"{}\", "
+          "\"name\": \"{}\"}},\n",
+          e.correlation, p_.pid, p_.tid, Ts(e.start_ns), p_.legacy ? "async" : "ac2g",
+          p_.legacy ? "launch" : "ac2g");
+    }
+    if (e.role == Role::kKernel || e.role == Role::kMemcpy || e.role == Role::kMemset) {
+      o += fmt::format(
+          "  {{\"ph\": \"f\", \"id\": {}, \"pid\": 0, \"tid\": {}, \"ts\": {}, \"cat\": \"{}\", "
+          "\"name\": \"{}\", \"bp\": \"e\"}},\n",
+          e.correlation, Tid(e.stream), Ts(e.start_ns), p_.legacy ? "async" : "ac2g",
+          p_.legacy ? "launch" : "ac2g");
+    }
+  }
+
+ private:
+  const ScenarioParams& p_;
+};
+
+}  // namespace
+
+std::string_view ScenarioName(Scenario s) {
+  switch (s) {
+    case Scenario::kHealthy: return "healthy";
+    case Scenario::kDataloaderStall: return "dataloader_stall";
+    case Scenario::kSyncEveryStep: return "sync_every_step";
+    case Scenario::kFragmented: return "fragmented";
+    case Scenario::kPageableH2d: return "pageable_h2d";
+    case Scenario::kMemoryBound: return "memory_bound";
+    case Scenario::kMultiRank: return "multi_rank";
+  }
+  return "unknown";
+}
+
+std::vector<Scenario> AllScenarios() {
+  return {Scenario::kHealthy,    Scenario::kDataloaderStall, Scenario::kSyncEveryStep,
+          Scenario::kFragmented, Scenario::kPageableH2d,     Scenario::kMemoryBound,
+          Scenario::kMultiRank};
+}
+
+Result<Scenario> ParseScenario(std::string_view name) {
+  for (Scenario s : AllScenarios())
+    if (ScenarioName(s) == name) return s;
+  return InvalidInput(fmt::format("unknown scenario '{}'", name));
+}
+
+ScenarioParams DefaultParams(Scenario s) {
+  ScenarioParams p;
+  p.scenario = s;
+  p.h2d_bytes = 4 << 20;  // a pinned 4 MiB batch copy per step
+  p.memset_bytes = 1 << 20;
+  switch (s) {
+    case Scenario::kHealthy:
+      break;
+    case Scenario::kDataloaderStall:
+      p.dataloader_ns = 30 * kNsPerMs;
+      break;
+    case Scenario::kSyncEveryStep:
+      p.item_sync = true;
+      p.kernels_per_step = 40;
+      p.kernel_min_ns = 100000;
+      p.kernel_max_ns = 200000;
+      p.launch_cost_ns = 10000;
+      p.step_gap_ns = 3 * kNsPerMs;  // Python work while the GPU sits drained
+      break;
+    case Scenario::kFragmented:
+      p.steps = 2;
+      p.kernels_per_step = 1000;
+      p.kernel_min_ns = 5000;
+      p.kernel_max_ns = 20000;
+      p.launch_cost_ns = 25000;
+      p.launch_api_ns = 6000;
+      p.kernel_name = "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor>";
+      p.grid_x = 64;
+      p.block_x = 128;
+      p.registers = 32;
+      p.shared_mem_bytes = 0;
+      break;
+    case Scenario::kPageableH2d:
+      p.h2d_bytes = 64 << 20;
+      p.h2d_pageable = true;
+      p.h2d_gbps = 3.0;
+      break;
+    case Scenario::kMemoryBound:
+      p.kernels_per_step = 8;
+      p.kernel_min_ns = 2000000;
+      p.kernel_max_ns = 3000000;
+      p.kernel_name =
+          "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float>>";
+      p.grid_x = 65536;
+      p.block_x = 128;
+      p.registers = 24;
+      p.shared_mem_bytes = 0;
+      break;
+    case Scenario::kMultiRank:
+      p.world_size = 2;
+      p.nccl_ns = 2 * kNsPerMs;
+      break;
+  }
+  return p;
+}
+
+SynthTrace Generate(const ScenarioParams& p) {
+  std::vector<Event> events = Builder(p).Run();
+  if (p.legacy) {
+    // 2021 traces carry whole µs; rounding both ends keeps order and adjacency.
+    auto us = [](int64_t ns) { return (ns + 500) / 1000 * 1000; };
+    for (Event& e : events) {
+      e.start_ns = us(e.start_ns);
+      e.end_ns = us(e.end_ns);
+    }
+  }
+  SynthTrace out;
+  out.truth = Truth(p, events);
+
+  Formatter f(p);
+  std::string& o = out.json;
+  o.reserve(events.size() * 300 + 4096);
+  o += "{\n  \"schemaVersion\": 1,\n";
+  o += "  \"deviceProperties\": [\n    {\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\", "
+       "\"totalGlobalMem\": 85029158912, \"computeMajor\": 9, \"computeMinor\": 0, "
+       "\"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048, "
+       "\"regsPerBlock\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, "
+       "\"numSms\": 132, \"regsPerMultiprocessor\": 65536, \"sharedMemPerBlockOptin\": 232448, "
+       "\"sharedMemPerMultiprocessor\": 233472}\n  ],\n";
+  if (!p.legacy) {
+    o += "  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12060,\n"
+         "  \"cuda_driver_version\": 12040,\n";
+    o += fmt::format("  \"trace_id\": \"gpuwhy-synth-{}-{}\",\n", ScenarioName(p.scenario), p.seed);
+    if (p.world_size > 1) {
+      std::string ranks;
+      for (int r = 0; r < p.world_size; ++r) ranks += fmt::format("{}{}", r ? ", " : "", r);
+      o += fmt::format(
+          "  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {}, \"world_size\": {}, "
+          "\"pg_count\": 1, \"pg_config\": [{{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
+          "\"backend_config\": \"cuda:nccl\", \"pg_size\": {}, \"ranks\": [{}]}}], "
+          "\"nccl_version\": \"2.21.5\"}},\n",
+          p.rank, p.world_size, p.world_size, ranks);
+    }
+    o += "  \"displayTimeUnit\": \"ms\",\n";
+    o += fmt::format("  \"baseTimeNanoseconds\": {},\n", p.base_time_ns);
+  }
+  o += "  \"traceEvents\": [\n";
+  int64_t t0 = events.empty() ? 0 : events.front().start_ns;
+  int64_t t1 = t0;
+  for (const Event& e : events) {
+    t0 = std::min(t0, e.start_ns);
+    t1 = std::max(t1, e.end_ns);
+  }
+  o += fmt::format(
+      "  {{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": {}, \"pid\": {}, \"tid\": 0, "
+      "\"args\": {{\"name\": \"python\"}}}},\n",
+      f.Ts(t0), p.pid);
+  o += fmt::format(
+      "  {{\"name\": \"process_name\", \"ph\": \"M\", \"ts\": {}, \"pid\": 0, \"tid\": 0, "
+      "\"args\": {{\"name\": \"GPU 0\"}}}},\n",
+      f.Ts(t0));
+  o += fmt::format(
+      "  {{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": {}, \"pid\": 0, \"tid\": {}, "
+      "\"args\": {{\"name\": \"stream {} \"}}}},\n",
+      f.Ts(t0), f.Tid(kComputeStream), kComputeStream);
+  for (const Event& e : events) f.Write(o, e);
+  o += fmt::format(
+      "  {{\"ph\": \"X\", \"cat\": \"Trace\", \"ts\": {}, \"dur\": {}, \"pid\": \"Spans\", "
+      "\"tid\": \"PyTorch Profiler\", \"name\": \"PyTorch Profiler (0)\", "
+      "\"args\": {{\"Op count\": 0}}}},\n",
+      f.Ts(t0), f.Dur(t1 - t0));
+  o += fmt::format(
+      "  {{\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", "
+      "\"tid\": \"\", \"ts\": {}}}\n  ]",
+      f.Ts(t1 + 1000));
+  if (!p.legacy)
+    o += fmt::format(",\n  \"traceName\": \"synth_{}.pt.trace.json\"", ScenarioName(p.scenario));
+  o += "\n}\n";
+  return out;
+}
+
+Status WriteTrace(const std::string& json, const std::string& path) {
+  std::string bytes;
+  if (path.ends_with(".gz")) {
+    z_stream zs{};
+    // windowBits 15+16: gzip wrapper; zlib writes mtime 0 and no name.
+    if (deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      return Internal(path + ": deflateInit2 failed");
+    bytes.resize(deflateBound(&zs, json.size()) + 64);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(json.data()));
+    zs.avail_in = static_cast<uInt>(json.size());
+    zs.next_out = reinterpret_cast<Bytef*>(bytes.data());
+    zs.avail_out = static_cast<uInt>(bytes.size());
+    int rc = deflate(&zs, Z_FINISH);
+    bytes.resize(zs.total_out);
+    deflateEnd(&zs);
+    if (rc != Z_STREAM_END) return Internal(path + ": gzip compression failed");
+  } else {
+    bytes = json;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return IoError(path + ": cannot open for writing");
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  f.close();
+  if (!f) return IoError(path + ": write failed");
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy::synth

@@ -1,0 +1,122 @@
+// Synthetic Kineto traces with known ground truth, for tests and examples.
+//
+// Contract: Generate() is deterministic for a given ScenarioParams (seed
+// included) and independent of the machine. The modern format follows
+// Kineto HEAD (baseTimeNanoseconds, ts/dur as relative fractional µs with ns
+// precision, deviceProperties, cpu_op/user_annotation/cuda_runtime/kernel/
+// gpu_memcpy/gpu_memset events, ac2g flows); the legacy format follows the
+// 2021 tb_plugin samples (absolute integer µs, "Kernel"/"Runtime"/"Memcpy"/
+// "Memset"/"Operator" categories, "stream 7" tids, "async" flows), and all its
+// times are whole µs. GroundTruth holds the figures a correct analysis must
+// reproduce, computed from the events as generated (after µs rounding).
+//
+// Timeline: one host thread launches everything on one compute stream (7);
+// NCCL kernels (multi_rank) use stream 13 and never overlap compute kernels,
+// so every busy union equals the summed durations. Each step is:
+//   [DataLoader __next__ of dataloader_ns] [H2D batch copy] [kernels_per_step
+//   launches, each op costs launch_cost_ns on the host] [NCCL allreduce]
+//   [loss.item(): DtoH + cudaStreamSynchronize] and steps follow step_gap_ns
+//   after the previous step's host end, but no earlier than max_queue_ahead_ns
+//   before the GPU drains its queue.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "base/units.h"
+
+namespace gpuwhy::synth {
+
+enum class Scenario {
+  kHealthy,          // big GEMM kernels back to back
+  kDataloaderStall,  // GPU idle while the DataLoader runs at each step start
+  kSyncEveryStep,    // loss.item(): small DtoH memcpy + cudaStreamSynchronize
+  kFragmented,       // thousands of 5-20 µs kernels with launch gaps
+  kPageableH2d,      // per-step pageable HtoD copies + stream sync
+  kMemoryBound,      // long elementwise kernels, GPU-Util pinned near 100%
+  kMultiRank,        // NCCL allreduce per step; distributedInfo
+};
+
+// ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
+std::string_view ScenarioName(Scenario s);
+Result<Scenario> ParseScenario(std::string_view name);
+// AllScenarios: every scenario in declaration order.
+std::vector<Scenario> AllScenarios();
+
+// ScenarioParams: every knob of the generator, all times in ns.
+struct ScenarioParams {
+  Scenario scenario = Scenario::kHealthy;
+  int steps = 5;
+  uint64_t seed = 1;
+  bool legacy = false;        // 2021 format
+  int rank = 0;               // multi_rank: this file's rank
+  int world_size = 1;         // multi_rank: > 1 writes distributedInfo
+
+  int64_t base_time_ns = 1700000000000000000;  // baseTimeNanoseconds
+  int64_t start_offset_ns = 1000000;           // first event after base
+  int32_t pid = 4242;
+  int32_t tid = 4242;
+
+  // Host side.
+  int64_t step_gap_ns = 20000;        // host gap between steps
+  int64_t dataloader_ns = 0;          // DataLoader __next__ per step (0: none)
+  int64_t launch_cost_ns = 8000;      // host time of one op (cpu_op incl. launch)
+  int64_t launch_api_ns = 4000;       // cudaLaunchKernel duration inside the op
+  int64_t launch_latency_ns = 3000;   // launch API end -> earliest kernel start
+  // A step starts no earlier than (GPU done with queued work) - this: the host
+  // runs at most this far ahead of the GPU (CUDA launch queue back-pressure).
+  int64_t max_queue_ahead_ns = 2000000;
+
+  // GPU kernels.
+  int kernels_per_step = 20;
+  int64_t kernel_min_ns = 400000;     // uniform in [min, max]
+  int64_t kernel_max_ns = 600000;
+  std::string kernel_name = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64";
+  int32_t grid_x = 264, block_x = 256, registers = 168, shared_mem_bytes = 98304;
+
+  // Transfers.
+  int64_t h2d_bytes = 0;              // per-step batch copy (0: none)
+  bool h2d_pageable = false;          // Pageable -> Device plus a stream sync
+  double h2d_gbps = 20.0;             // copy speed: dur = bytes / gbps
+  bool item_sync = false;             // loss.item() at step end
+  int64_t memset_bytes = 0;           // per-step memset (0: none)
+  int64_t nccl_ns = 0;                // multi_rank allreduce duration per step
+};
+
+// DefaultParams: the documented parameters of a scenario.
+ScenarioParams DefaultParams(Scenario s);
+
+// GroundTruth: what the generated events add up to.
+struct GroundTruth {
+  int steps = 0;
+  std::vector<int64_t> step_ns;       // host duration of each ProfilerStep
+  int64_t kernel_count = 0;
+  int64_t kernel_time_ns = 0;         // summed = union (no overlap by construction)
+  int64_t min_kernel_ns = 0, max_kernel_ns = 0;
+  int64_t gpu_busy_ns = 0;            // kernels + memcpy + memset (union = sum)
+  int64_t gpu_span_start_ns = 0;      // absolute ns, first GPU event start
+  int64_t gpu_span_end_ns = 0;        // absolute ns, last GPU event end
+  int64_t memcpy_h2d_count = 0, memcpy_h2d_bytes = 0, memcpy_h2d_ns = 0;
+  int64_t memcpy_d2h_count = 0, memcpy_d2h_bytes = 0, memcpy_d2h_ns = 0;
+  int64_t memset_count = 0, memset_bytes = 0;
+  int64_t stream_sync_calls = 0, stream_sync_ns = 0;  // cudaStreamSynchronize
+  int64_t dataloader_ns = 0;          // summed DataLoader time
+};
+
+// SynthTrace: the JSON text and its ground truth.
+struct SynthTrace {
+  std::string json;
+  GroundTruth truth;
+};
+
+// Generate: build the trace for `params`.
+SynthTrace Generate(const ScenarioParams& params);
+
+// WriteTrace: write `json` to `path`, gzip-compressed when it ends in ".gz"
+// (fixed header, no timestamp, so output bytes are reproducible).
+Status WriteTrace(const std::string& json, const std::string& path);
+
+}  // namespace gpuwhy::synth
