@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <emmintrin.h>
 #include <fmt/format.h>
 
 namespace gpuwhy::import {
@@ -46,12 +47,30 @@ inline bool SkipWs(const char*& p, const char* end) {
   return p < end;
 }
 
-inline bool Eq(std::string_view a, const char* lit) { return a == std::string_view(lit); }
+// Eq: compare with a literal; the length is a compile-time constant, so this is
+// a size check plus an inlined fixed-size memcmp (no strlen).
+template <size_t N>
+inline bool Eq(std::string_view a, const char (&lit)[N]) {
+  return a.size() == N - 1 && std::memcmp(a.data(), lit, N - 1) == 0;
+}
 
 // ParseI64Text: integer value of a JSON number's text; fractional or exponent
 // forms are accepted when they are integral after rounding.
 bool ParseI64Text(std::string_view t, int64_t* out) {
   if (t.empty()) return false;
+  // Fast path: up to 18 plain digits (ids, sizes), optionally negative.
+  {
+    size_t i = t[0] == '-' ? 1 : 0;
+    if (t.size() > i && t.size() - i <= 18) {
+      int64_t v = 0;
+      size_t j = i;
+      for (; j < t.size() && IsDigit(t[j]); ++j) v = v * 10 + (t[j] - '0');
+      if (j == t.size()) {
+        *out = i ? -v : v;
+        return true;
+      }
+    }
+  }
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
   if (ec == std::errc() && ptr == t.data() + t.size()) return true;
   double d = 0;
@@ -131,17 +150,35 @@ class Lexer {
 
   // String: p at '"'. *out is the decoded text: a view into the buffer when
   // there are no escapes, otherwise into *scratch.
-  Lex String(const char*& p, const char* end, std::string_view* out, std::string* scratch) {
+  Lex String(const char*& p, const char* end, std::string_view* out,
+             std::string* scratch = nullptr) {
     const char* s = p + 1;
     if (s > end) return Lex::kMore;
-    const auto* quote = static_cast<const char*>(std::memchr(s, '"', static_cast<size_t>(end - s)));
-    if (quote == nullptr) return Lex::kMore;
-    const auto* bs = static_cast<const char*>(std::memchr(s, '\\', static_cast<size_t>(quote - s)));
+    // Find the first '"' or '\\' 16 bytes at a time; the buffer's zero padding
+    // (kPad) makes reads up to 15 bytes past `end` safe, hits past it are ignored.
+    const char* q0 = s;
+    const __m128i kQuote = _mm_set1_epi8('"');
+    const __m128i kBackslash = _mm_set1_epi8('\\');
+    for (;;) {
+      if (q0 >= end) return Lex::kMore;
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q0));
+      int m = _mm_movemask_epi8(
+          _mm_or_si128(_mm_cmpeq_epi8(v, kQuote), _mm_cmpeq_epi8(v, kBackslash)));
+      if (m != 0) {
+        q0 += __builtin_ctz(static_cast<unsigned>(m));
+        break;
+      }
+      q0 += 16;
+    }
+    if (q0 >= end) return Lex::kMore;
+    const char* quote = *q0 == '"' ? q0 : nullptr;
+    const char* bs = quote == nullptr ? q0 : nullptr;
     if (bs == nullptr) {
       *out = std::string_view(s, static_cast<size_t>(quote - s));
       p = quote + 1;
       return Lex::kOk;
     }
+    if (scratch == nullptr) scratch = NextScratch();
     scratch->assign(s, static_cast<size_t>(bs - s));
     const char* q = bs;
     while (q < end) {
@@ -201,17 +238,24 @@ class Lexer {
   // SkipString: p at '"'; move past the closing quote without decoding.
   static Lex SkipString(const char*& p, const char* end) {
     const char* q = p + 1;
+    const __m128i kQuote = _mm_set1_epi8('"');
+    const __m128i kBackslash = _mm_set1_epi8('\\');
     for (;;) {
       if (q >= end) return Lex::kMore;
-      const auto* hit = static_cast<const char*>(std::memchr(q, '"', static_cast<size_t>(end - q)));
-      if (hit == nullptr) return Lex::kMore;
-      size_t backslashes = 0;
-      for (const char* r = hit - 1; r > p && *r == '\\'; --r) ++backslashes;
-      if ((backslashes & 1) == 0) {
-        p = hit + 1;
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+      int m = _mm_movemask_epi8(
+          _mm_or_si128(_mm_cmpeq_epi8(v, kQuote), _mm_cmpeq_epi8(v, kBackslash)));
+      if (m == 0) {
+        q += 16;
+        continue;
+      }
+      q += __builtin_ctz(static_cast<unsigned>(m));
+      if (q >= end) return Lex::kMore;
+      if (*q == '"') {
+        p = q + 1;
         return Lex::kOk;
       }
-      q = hit + 1;
+      q += 2;  // a backslash escapes the next byte, whatever it is
     }
   }
 
@@ -223,6 +267,29 @@ class Lexer {
     if (q == p) return Error(p, "invalid JSON value");
     *text = std::string_view(p, static_cast<size_t>(q - p));
     p = q;
+    return Lex::kOk;
+  }
+
+  // Int: a JSON number as int64 (fast path for plain digits); *ok is false when
+  // the number is not an integer that fits.
+  Lex Int(const char*& p, const char* end, int64_t* out, bool* ok) {
+    const char* q = p;
+    bool neg = *q == '-';
+    if (neg) ++q;
+    const char* d0 = q;
+    int64_t v = 0;
+    while (q < end && IsDigit(*q) && q - d0 < 18) v = v * 10 + (*q++ - '0');
+    if (q == end) return Lex::kMore;
+    if (q > d0 && !IsNumChar(*q)) {
+      *out = neg ? -v : v;
+      *ok = true;
+      p = q;
+      return Lex::kOk;
+    }
+    std::string_view t;
+    Lex r = Number(p, end, &t);
+    if (r != Lex::kOk) return r;
+    *ok = ParseI64Text(t, out);
     return Lex::kOk;
   }
 
@@ -347,10 +414,19 @@ class Lexer {
     }
   }
 
+  // ResetScratch: the decoded strings of the previous event are no longer used.
+  void ResetScratch() { pool_used_ = 0; }
+
   uint64_t bad_utf8 = 0;
 
  private:
+  std::string* NextScratch() {
+    if (pool_used_ == pool_.size()) pool_.emplace_back();
+    return &pool_[pool_used_++];
+  }
   std::string scratch_;
+  std::deque<std::string> pool_;  // deque: growing never moves earlier strings
+  size_t pool_used_ = 0;
 };
 
 // ---- One trace event, as parsed (views valid until the next refill) ----
@@ -570,10 +646,6 @@ class KinetoParser {
   Lex ArgTriple(const char*& p, const char* end, int32_t* out, Args* a);
   Lex IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str);
   Lex TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad);
-  std::string* Scratch() {
-    if (scratch_used_ == scratch_.size()) scratch_.emplace_back();
-    return &scratch_[scratch_used_++];
-  }
 
   void Commit(RawEvent& ev);
   void CommitComplete(RawEvent& ev);
@@ -593,8 +665,6 @@ class KinetoParser {
   uint64_t base_off_ = 0;
   bool eof_ = false;
   uint64_t event_index_ = 0;
-  std::deque<std::string> scratch_;
-  size_t scratch_used_ = 0;
 
   bool saw_events_ = false;
   int64_t base_time_ns_ = kMissingI64;
@@ -891,7 +961,7 @@ Status KinetoParser::ParseEvents() {
       const char* start = p;
       if (*p == '{') {
         ev = RawEvent();
-        scratch_used_ = 0;
+        lex_.ResetScratch();
         Lex r = ParseEvent(p, end, &ev);
         if (r == Lex::kMore) {
           p = start;
@@ -921,18 +991,43 @@ Status KinetoParser::ParseEvents() {
 }
 
 Lex KinetoParser::IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str) {
-  if (*p == '"') return lex_.String(p, end, str, Scratch());
+  if (*p == '"') return lex_.String(p, end, str);
   if (*p == '-' || IsDigit(*p)) {
-    std::string_view t;
-    Lex r = lex_.Number(p, end, &t);
-    if (r != Lex::kOk) return r;
-    if (!ParseI64Text(t, num)) *num = kMissingI64;
-    return Lex::kOk;
+    bool ok = false;
+    Lex r = lex_.Int(p, end, num, &ok);
+    if (r == Lex::kOk && !ok) *num = kMissingI64;
+    return r;
   }
   return lex_.Skip(p, end, 1);
 }
 
 Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad) {
+  if (IsDigit(*p)) {
+    // Fast path for "123" and "123.456": integer µs * 1000 + up to 3 fraction
+    // digits; anything longer or stranger goes through MicrosTextToNs.
+    const char* q = p;
+    int64_t ip = 0;
+    while (q < end && IsDigit(*q) && q - p < 15) ip = ip * 10 + (*q++ - '0');
+    if (q == end) return Lex::kMore;
+    int64_t frac = 0;
+    bool simple = !IsNumChar(*q);
+    if (*q == '.') {
+      const char* f = q + 1;
+      int n = 0;
+      while (f < end && IsDigit(*f) && n < 3) frac = frac * 10 + (*f++ - '0'), ++n;
+      if (f == end) return Lex::kMore;
+      if (n > 0 && !IsNumChar(*f)) {
+        for (; n < 3; ++n) frac *= 10;
+        simple = true;
+        q = f;
+      }
+    }
+    if (simple) {
+      *ns = ip * 1000 + frac;
+      p = q;
+      return Lex::kOk;
+    }
+  }
   if (*p == '-' || IsDigit(*p)) {
     std::string_view t;
     Lex r = lex_.Number(p, end, &t);
@@ -959,7 +1054,7 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
     std::string_view key;
-    Lex r = lex_.String(p, end, &key, Scratch());
+    Lex r = lex_.String(p, end, &key);
     if (r != Lex::kOk) return r;
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
@@ -970,7 +1065,7 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
       case 2:
         if (key[0] == 'p' && key[1] == 'h') {
           handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->ph, Scratch()) : lex_.Skip(p, end, 1);
+          r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
         } else if (key[0] == 't' && key[1] == 's') {
           handled = true;
           r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
@@ -979,7 +1074,7 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
       case 3:
         if (Eq(key, "cat")) {
           handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->cat, Scratch()) : lex_.Skip(p, end, 1);
+          r = *p == '"' ? lex_.String(p, end, &ev->cat) : lex_.Skip(p, end, 1);
         } else if (Eq(key, "dur")) {
           handled = true;
           r = TimeValue(p, end, &ev->dur_ns, &ev->dur_bad);
@@ -995,7 +1090,7 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
       case 4:
         if (Eq(key, "name")) {
           handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->name, Scratch()) : lex_.Skip(p, end, 1);
+          r = *p == '"' ? lex_.String(p, end, &ev->name) : lex_.Skip(p, end, 1);
         } else if (Eq(key, "args")) {
           handled = true;
           if (*p == '{') {
@@ -1029,14 +1124,13 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
 
 Lex KinetoParser::ArgInt(const char*& p, const char* end, int64_t* out, Args* a) {
   if (*p == '-' || IsDigit(*p)) {
-    std::string_view t;
-    Lex r = lex_.Number(p, end, &t);
-    if (r != Lex::kOk) return r;
-    if (!ParseI64Text(t, out)) {
+    bool ok = false;
+    Lex r = lex_.Int(p, end, out, &ok);
+    if (r == Lex::kOk && !ok) {
       *out = kMissingI64;
       ++a->bad_type;
     }
-    return Lex::kOk;
+    return r;
   }
   if (*p != 'n') ++a->bad_type;  // null is "missing", not a type error
   return lex_.Skip(p, end, 2);
@@ -1057,7 +1151,7 @@ Lex KinetoParser::ArgFloat(const char*& p, const char* end, float* out, bool* in
   }
   if (*p == '"') {
     std::string_view s;
-    Lex r = lex_.String(p, end, &s, Scratch());
+    Lex r = lex_.String(p, end, &s);
     if (r != Lex::kOk) return r;
     if (Eq(s, "inf") || Eq(s, "-inf") || Eq(s, "nan")) {
       *inf = true;
@@ -1075,7 +1169,7 @@ Lex KinetoParser::ArgFloat(const char*& p, const char* end, float* out, bool* in
 }
 
 Lex KinetoParser::ArgStr(const char*& p, const char* end, std::string_view* out, Args* a) {
-  if (*p == '"') return lex_.String(p, end, out, Scratch());
+  if (*p == '"') return lex_.String(p, end, out);
   // Keep a non-string value (e.g. a ranks array) as its JSON text.
   const char* s = p;
   Lex r = lex_.Skip(p, end, 2);
@@ -1134,7 +1228,7 @@ Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != '"') return lex_.Error(p, "expected a string key in args");
     std::string_view k;
-    Lex r = lex_.String(p, end, &k, Scratch());
+    Lex r = lex_.String(p, end, &k);
     if (r != Lex::kOk) return r;
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != ':') return lex_.Error(p, "expected ':' in args");

@@ -26,7 +26,15 @@ namespace gpuwhy::import {
 // across every possible chunk boundary.
 struct KinetoOptions {
   size_t chunk_bytes = size_t{1} << 20;  // bytes requested from the stream per refill
-  InputStreamOptions stream;             // used by KinetoImporter::Read when opening the file
+  // Used by KinetoImporter::Read when opening the file. Read-ahead is on: the
+  // inflate thread saves ~0.1 s of 1.3 s on the 10x bench trace (bench/import).
+  InputStreamOptions stream = ReadAheadOn();
+
+  static InputStreamOptions ReadAheadOn() {
+    InputStreamOptions o;
+    o.read_ahead = true;
+    return o;
+  }
 };
 
 // KinetoScanStats: what the scanner saw, for throughput figures.
