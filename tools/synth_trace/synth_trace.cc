@@ -71,8 +71,10 @@ class Builder {
     int64_t host = p_.start_offset_ns;
     gpu_free_ = host;
     for (int s = 1; s <= p_.steps; ++s) {
-      host = std::max(host, gpu_free_ - p_.max_queue_ahead_ns);
       int64_t step_start = host;
+      // Back-pressure: the step waits (untraced Python time) while the GPU is
+      // more than max_queue_ahead_ns behind, so host steps track GPU steps.
+      host = std::max(host, gpu_free_ - p_.max_queue_ahead_ns);
       size_t first_gpu = events_.size();
       host += 5000;
       if (p_.dataloader_ns > 0) {

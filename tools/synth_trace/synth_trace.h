@@ -16,8 +16,8 @@
 //   [DataLoader __next__ of dataloader_ns] [H2D batch copy] [kernels_per_step
 //   launches, each op costs launch_cost_ns on the host] [NCCL allreduce]
 //   [loss.item(): DtoH + cudaStreamSynchronize] and steps follow step_gap_ns
-//   after the previous step's host end, but no earlier than max_queue_ahead_ns
-//   before the GPU drains its queue.
+//   after the previous step's host end; at a step's start the host waits
+//   until the GPU is at most max_queue_ahead_ns behind.
 #pragma once
 
 #include <cstdint>
@@ -66,8 +66,8 @@ struct ScenarioParams {
   int64_t launch_cost_ns = 8000;      // host time of one op (cpu_op incl. launch)
   int64_t launch_api_ns = 4000;       // cudaLaunchKernel duration inside the op
   int64_t launch_latency_ns = 3000;   // launch API end -> earliest kernel start
-  // A step starts no earlier than (GPU done with queued work) - this: the host
-  // runs at most this far ahead of the GPU (CUDA launch queue back-pressure).
+  // Inside each step the host waits until the GPU is at most this far behind
+  // (launch-queue back-pressure), so host step times track GPU step times.
   int64_t max_queue_ahead_ns = 2000000;
 
   // GPU kernels.

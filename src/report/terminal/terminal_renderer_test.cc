@@ -90,7 +90,9 @@ TEST(TextFormat, UnitsAndMissing) {
   EXPECT_EQ(FormatBytes(kMissingI64), "n/a");
   EXPECT_EQ(FormatPct(0.1234), "12.3%");
   EXPECT_EQ(FormatPct(kMissingF64), "n/a");
-  EXPECT_EQ(FormatGbps(12.345), "12.35 GB/s");
+  EXPECT_EQ(FormatGbps(12.345), "12.3 GB/s");
+  EXPECT_EQ(FormatGbps(3.2), "3.20 GB/s");
+  EXPECT_EQ(FormatGbps(0.002), "0.0020 GB/s");
   EXPECT_EQ(FormatCount(1234567), "1,234,567");
   EXPECT_EQ(FormatCount(12), "12");
   EXPECT_EQ(FormatInt(kMissingI32), "n/a");

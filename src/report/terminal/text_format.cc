@@ -47,7 +47,10 @@ std::string FormatPct(double ratio) {
 
 std::string FormatGbps(double gbps) {
   if (!std::isfinite(gbps)) return std::string(kNa);
-  return fmt::format("{:.2f} GB/s", gbps);
+  // Tiny copies (a 4-byte loss.item()) still show a non-zero figure.
+  if (gbps >= 10) return fmt::format("{:.1f} GB/s", gbps);
+  if (gbps >= 0.1) return fmt::format("{:.2f} GB/s", gbps);
+  return fmt::format("{:.4f} GB/s", gbps);
 }
 
 std::string FormatCount(int64_t n) {

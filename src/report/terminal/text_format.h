@@ -25,7 +25,7 @@ std::string FormatBytes(int64_t bytes);
 std::string FormatBytesBinary(int64_t bytes);
 // FormatPct: a 0..1 ratio as "12.3%".
 std::string FormatPct(double ratio);
-// FormatGbps: "12.34 GB/s".
+// FormatGbps: "512.3 GB/s", "3.20 GB/s", "0.0020 GB/s" (precision by size).
 std::string FormatGbps(double gbps);
 // FormatCount: an integer with thousands separators: "12,345".
 std::string FormatCount(int64_t n);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# update_goldens.sh: regenerate the golden-test inputs (tests/data, with
+# synth_trace and fixed seeds), the bundled example, and the expected outputs
+# (tests/golden/expected/<case>.txt and .json) from the current gpuwhy.
+#
+# usage: tools/update_goldens.sh [BUILD_DIR]     (default: build)
+# Review the diff (git diff tests/golden) before committing: every change in
+# the expected files must be one you meant.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-"$root/build"}
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+
+cmake --build "$build" --target gpuwhy synth_trace -- -j2
+gpuwhy="$build/src/cli/gpuwhy"
+synth="$build/tools/synth_trace/synth_trace"
+cd "$root"
+
+# ---- inputs (fixed seeds; small enough to commit) ----
+mkdir -p tests/data/multi_rank tests/data/bad tests/golden/expected examples
+for s in healthy dataloader_stall sync_every_step fragmented pageable_h2d memory_bound; do
+  "$synth" "$s" --seed 1 -o "tests/data/$s.pt.trace.json.gz"
+done
+"$synth" multi_rank --seed 1 --rank 0 --world-size 2 -o tests/data/multi_rank/rank0.pt.trace.json.gz
+"$synth" multi_rank --seed 1 --rank 1 --world-size 2 -o tests/data/multi_rank/rank1.pt.trace.json.gz
+"$synth" healthy --seed 1 --steps 3 --legacy -o tests/data/legacy_2021.pt.trace.json
+# Bad inputs for the exit-code test: a JSON trace cut mid-event, and random text.
+head -c 1500 tests/data/legacy_2021.pt.trace.json > tests/data/bad/truncated.pt.trace.json
+printf 'this is not a trace\n' > tests/data/bad/not_a_trace.txt
+
+# ---- the bundled example ----
+"$synth" dataloader_stall --seed 7 --steps 8 -o examples/dataloader_stall.pt.trace.json.gz
+
+# ---- expected outputs ----
+grep -v '^[[:space:]]*#' tests/golden/cases.txt | while read -r name inputs; do
+  [ -n "$name" ] || continue
+  # shellcheck disable=SC2086  # inputs is a list of paths without spaces
+  "$gpuwhy" analyze $inputs > "tests/golden/expected/$name.txt"
+  # shellcheck disable=SC2086
+  "$gpuwhy" analyze --json $inputs > "tests/golden/expected/$name.json"
+  echo "updated $name"
+done
