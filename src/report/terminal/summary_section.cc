@@ -82,10 +82,11 @@ void RenderSteps(const TerminalContext& ctx, const analysis::StepSummary& st, st
                    st.first_step, st.last_step,
                    FormatDuration(st.window_end_ns - st.window_start_ns)));
   Line(out, ctx, "step time",
-       fmt::format("mean {} · p50 {} · p95 {} · min {} · max {} · sd {}",
-                   FormatDurationF(d.mean_ns), FormatDuration(d.p50_ns), FormatDuration(d.p95_ns),
-                   FormatDuration(d.min_ns), FormatDuration(d.max_ns),
-                   FormatDurationF(d.stddev_ns)));
+       fmt::format("mean {} · sd {} · min {} · max {}", FormatDurationF(d.mean_ns),
+                   FormatDurationF(d.stddev_ns), FormatDuration(d.min_ns),
+                   FormatDuration(d.max_ns)));
+  Line(out, ctx, "",
+       fmt::format("p50 {} · p95 {}", FormatDuration(d.p50_ns), FormatDuration(d.p95_ns)));
 }
 
 void RenderKernels(const TerminalContext& ctx, const analysis::KernelSummary& ks,
