@@ -1,0 +1,115 @@
+#include "analysis/steps/step_detector.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwhy::analysis {
+namespace {
+
+void AddKernel(model::Trace& t, const char* name, int64_t start, int64_t end, int32_t dev = 0) {
+  model::KernelRow k;
+  k.device_id = dev;
+  k.stream_id = 7;
+  k.start_ns = start;
+  k.end_ns = end;
+  k.name = t.strings.Intern(name);
+  t.kernels.Append(k);
+}
+
+void AddRange(model::Trace& t, const char* name, int64_t start, int64_t end,
+              model::RangeKind kind, int32_t step = kMissingI32) {
+  model::RangeRow r;
+  r.pid = 1;
+  r.tid = 1;
+  r.start_ns = start;
+  r.end_ns = end;
+  r.name = t.strings.Intern(name);
+  r.kind = kind;
+  r.step = step;
+  t.ranges.Append(r);
+}
+
+TEST(StepDetectorTest, ProfilerStepsWinAndGpuProjectionsAreIgnored) {
+  model::Trace t;
+  const int64_t d[] = {100, 110, 90, 300};
+  int64_t ts = 0;
+  for (int i = 0; i < 4; ++i) {
+    AddRange(t, "ProfilerStep#", ts, ts + d[i], model::RangeKind::kUserAnnotation, 10 + i);
+    AddRange(t, "ProfilerStep#", ts + 5, ts + d[i] + 5, model::RangeKind::kGpuUserAnnotation,
+             10 + i);
+    ts += d[i];
+  }
+  AddRange(t, "train_step", 0, 50, model::RangeKind::kNvtx);
+  t.Finalize();
+  StepResult r = FindSteps(t);
+  EXPECT_EQ(r.source, StepSource::kProfilerStep);
+  ASSERT_EQ(r.steps.size(), 4u);
+  EXPECT_EQ(r.steps[0].number, 10);
+  EXPECT_EQ(r.steps[3].end_ns, 600);
+  EXPECT_DOUBLE_EQ(r.stats.mean_ns, 150.0);
+  EXPECT_DOUBLE_EQ(r.stats.p50_ns, 105.0);
+  EXPECT_GT(r.stats.p95_over_p50, 2.0);
+  EXPECT_GT(r.stats.jitter_ratio, 0.5);
+}
+
+TEST(StepDetectorTest, NvtxStepMarkersWhenNoProfilerSteps) {
+  model::Trace t;
+  for (int i = 0; i < 5; ++i) {
+    AddRange(t, "forward", i * 1000, i * 1000 + 400, model::RangeKind::kNvtx);
+    AddRange(t, "train_step", i * 1000, i * 1000 + 900, model::RangeKind::kNvtx);
+  }
+  t.Finalize();
+  StepResult r = FindSteps(t);
+  EXPECT_EQ(r.source, StepSource::kMarkerRange);
+  EXPECT_EQ(r.marker_name, "train_step");
+  ASSERT_EQ(r.steps.size(), 5u);
+  EXPECT_DOUBLE_EQ(r.stats.mean_ns, 900.0);
+  EXPECT_DOUBLE_EQ(r.stats.jitter_ratio, 0.0);
+}
+
+TEST(StepDetectorTest, KernelPeriodFromRepeatingNameSequence) {
+  model::Trace t;
+  // Each iteration: gemm, relu, gemm, relu, reduce, adam (6 kernels), 1 ms apart
+  // with a jittered start; 8 iterations.
+  const char* seq[] = {"gemm_a", "relu", "gemm_b", "relu", "reduce_sum", "adam"};
+  int64_t ts = 0;
+  for (int it = 0; it < 8; ++it) {
+    const int64_t step_start = it * 1'000'000 + (it % 3) * 10'000;
+    ts = step_start;
+    for (const char* n : seq) {
+      AddKernel(t, n, ts, ts + 50'000);
+      ts += 60'000;
+    }
+  }
+  t.Finalize();
+  StepResult r = FindSteps(t);
+  EXPECT_EQ(r.source, StepSource::kKernelPeriod);
+  EXPECT_EQ(r.period_kernels, 6);
+  ASSERT_EQ(r.steps.size(), 7u);  // 8 anchors give 7 complete periods
+  EXPECT_NEAR(r.stats.p50_ns, 1'000'000.0, 20'000.0);
+  EXPECT_EQ(r.steps[1].start_ns, 1'010'000);
+}
+
+TEST(StepDetectorTest, NoMarkersAndIrregularKernelsGiveNoSteps) {
+  model::Trace t;
+  const char* names[] = {"a", "b", "a", "a", "c", "b", "a", "c", "c", "a", "b", "b"};
+  int64_t ts = 0;
+  for (const char* n : names) {
+    AddKernel(t, n, ts, ts + 10);
+    ts += 100;
+  }
+  t.Finalize();
+  StepResult r = FindSteps(t);
+  EXPECT_EQ(r.source, StepSource::kNone);
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_EQ(r.stats.count, 0);
+  EXPECT_FALSE(IsValid(r.stats.mean_ns));
+}
+
+TEST(StepDetectorTest, PercentileInterpolates) {
+  EXPECT_DOUBLE_EQ(Percentile({1, 2, 3, 4}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(Percentile({5}, 0.95), 5.0);
+  EXPECT_FALSE(IsValid(Percentile({}, 0.5)));
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis

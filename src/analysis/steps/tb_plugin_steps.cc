@@ -1,0 +1,160 @@
+#include "analysis/steps/tb_plugin_steps.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gpuwhy::analysis {
+namespace {
+
+constexpr int64_t kMaxTs = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMinTs = std::numeric_limits<int64_t>::min() + 1;
+
+struct DeviceOp {
+  int64_t start_ns;
+  int64_t end_ns;
+  uint64_t id;  // unique per op (table tag in the top bits)
+};
+
+struct Runtime {
+  int64_t start_ns;
+  int64_t end_ns;
+  int64_t correlation_id;
+};
+
+}  // namespace
+
+TbPluginStepResult TbPluginSteps(const model::Trace& t) {
+  TbPluginStepResult out;
+  // Host steps.
+  std::vector<Step> steps;
+  const auto& r = t.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!IsValid(r.step[i]) || r.kind[i] == model::RangeKind::kGpuUserAnnotation) continue;
+    steps.push_back({r.step[i], r.start_ns[i], r.end_ns[i]});
+  }
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
+  out.has_profiler_steps = !steps.empty();
+  if (steps.empty()) {
+    int64_t lo = kMaxTs, hi = kMinTs;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (r.kind[i] != model::RangeKind::kCpuOp && r.kind[i] != model::RangeKind::kPythonFunction)
+        continue;
+      lo = std::min(lo, r.start_ns[i]);
+      hi = std::max(hi, r.end_ns[i]);
+    }
+    if (lo < hi) steps.push_back({0, lo, hi});
+  }
+  out.host_step_count = static_cast<int32_t>(steps.size());
+  if (steps.empty()) return out;
+
+  // Device ops by correlation id.
+  std::unordered_map<int64_t, std::vector<DeviceOp>> by_corr;
+  std::vector<DeviceOp> all_ops;
+  auto add_ops = [&](const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                     const std::vector<int64_t>& corr, uint64_t tag) {
+    for (size_t i = 0; i < start.size(); ++i) {
+      DeviceOp op{start[i], end[i], (tag << 56) | i};
+      all_ops.push_back(op);
+      if (IsValid(corr[i])) by_corr[corr[i]].push_back(op);
+    }
+  };
+  add_ops(t.kernels.start_ns, t.kernels.end_ns, t.kernels.correlation_id, 1);
+  add_ops(t.memcpys.start_ns, t.memcpys.end_ns, t.memcpys.correlation_id, 2);
+  add_ops(t.memsets.start_ns, t.memsets.end_ns, t.memsets.correlation_id, 3);
+
+  std::vector<Runtime> runtimes;
+  const auto& a = t.api_calls;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.kind[i] != model::ApiKind::kRuntime) continue;
+    runtimes.push_back({a.start_ns[i], a.end_ns[i], a.correlation_id[i]});
+  }
+  std::stable_sort(runtimes.begin(), runtimes.end(),
+                   [](const Runtime& x, const Runtime& y) { return x.start_ns < y.start_ns; });
+
+  // Two-way merge of runtimes into host steps (tb_plugin _find_device_steps).
+  const size_t n = steps.size();
+  std::vector<std::pair<int64_t, int64_t>> dev(n, {kMaxTs, kMinTs});
+  std::vector<int64_t> matched(n, 0);
+  std::unordered_set<uint64_t> matched_ops;
+  size_t is = 0, ir = 0;
+  int64_t dmin = kMaxTs, dmax = kMinTs;
+  while (is < n && ir < runtimes.size()) {
+    const Runtime& rt = runtimes[ir];
+    if (rt.start_ns < steps[is].start_ns) {
+      ++ir;
+    } else if (rt.end_ns <= steps[is].end_ns) {
+      if (IsValid(rt.correlation_id)) {
+        auto it = by_corr.find(rt.correlation_id);
+        if (it != by_corr.end()) {
+          for (const DeviceOp& op : it->second) {
+            dmin = std::min(dmin, op.start_ns);
+            dmax = std::max(dmax, op.end_ns);
+            matched_ops.insert(op.id);
+            ++matched[is];
+          }
+        }
+      }
+      ++ir;
+    } else if (rt.start_ns < steps[is].end_ns) {
+      ++ir;
+    } else {
+      dev[is] = {dmin, dmax};
+      ++is;
+      dmin = kMaxTs;
+      dmax = kMinTs;
+    }
+  }
+  while (is < n) {
+    dev[is] = {dmin, dmax};
+    dmin = kMaxTs;
+    dmax = kMinTs;
+    ++is;
+  }
+
+  // Device adjustment (tb_plugin _update_steps_duration).
+  if (!matched_ops.empty()) {
+    int64_t prev_end = steps[0].start_ns;
+    if (dev[0].first != kMaxTs) {
+      for (const DeviceOp& op : all_ops) {
+        if (matched_ops.count(op.id) == 0 && op.end_ns < dev[0].first) {
+          prev_end = std::max(prev_end, op.end_ns);
+        }
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t start = std::max(prev_end, steps[i].start_ns);
+      int64_t end = steps[i].end_ns;
+      if (dev[i].first == kMaxTs) {
+        end = std::max(end, start);
+      } else {
+        end = std::max(end, dev[i].second);
+        if (end < start) end = start;
+      }
+      steps[i].start_ns = start;
+      steps[i].end_ns = end;
+      prev_end = end;
+    }
+    // Tail removal.
+    if (n > 1) {
+      int64_t last = static_cast<int64_t>(n) - 1;
+      while (last >= 0 && matched[static_cast<size_t>(last)] == 0) --last;
+      if (last >= 0) {
+        size_t keep = static_cast<size_t>(last) + 1;
+        if (last > 0 && static_cast<double>(matched[static_cast<size_t>(last) - 1]) * 0.8 >
+                            static_cast<double>(matched[static_cast<size_t>(last)])) {
+          keep = static_cast<size_t>(last);
+        }
+        steps.resize(keep);
+        matched.resize(keep);
+      }
+    }
+  }
+  out.steps = std::move(steps);
+  out.device_ops_per_step = std::move(matched);
+  return out;
+}
+
+}  // namespace gpuwhy::analysis
