@@ -666,6 +666,7 @@ class KinetoParser {
   bool eof_ = false;
   uint64_t event_index_ = 0;
 
+  uint64_t bad_utf8_total_ = 0;
   bool saw_events_ = false;
   int64_t base_time_ns_ = kMissingI64;
   bool saw_hip_ = false, saw_cuda_ = false;
@@ -962,12 +963,14 @@ Status KinetoParser::ParseEvents() {
       if (*p == '{') {
         ev = RawEvent();
         lex_.ResetScratch();
+        lex_.bad_utf8 = 0;  // counted per successful parse, not per retry
         Lex r = ParseEvent(p, end, &ev);
         if (r == Lex::kMore) {
           p = start;
           break;
         }
         if (r == Lex::kError) return SyntaxError();
+        bad_utf8_total_ += lex_.bad_utf8;
         Commit(ev);
       } else {
         Lex r = lex_.Skip(p, end, 0);
@@ -1747,7 +1750,7 @@ void KinetoParser::ApplyDistributed(const JVal& obj) {
 }
 
 void KinetoParser::Finish() {
-  if (lex_.bad_utf8) trace_.stats.Bump(ImportStat::invalid_utf8, lex_.bad_utf8);
+  if (bad_utf8_total_) trace_.stats.Bump(ImportStat::invalid_utf8, bad_utf8_total_);
   trace_.info.format = "kineto-json";
   trace_.info.base_time_ns = base_time_ns_;
   // Relative timestamps (Kineto since 2024) are small; absolute epoch µs are

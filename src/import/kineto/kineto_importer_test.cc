@@ -1,14 +1,464 @@
 #include "import/kineto/kineto_importer.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
 
 namespace gpuwhy::import {
 namespace {
 
-TEST(MicrosTextToNs, Exact) {
+using model::ImportStat;
+
+Result<model::Trace> Parse(const std::string& json, size_t chunk = size_t{1} << 20) {
+  auto in = OpenMemoryStream(json, "test.json");
+  model::Trace t;
+  KinetoOptions o;
+  o.chunk_bytes = chunk;
+  Status st = ReadKinetoStream(*in, o, t);
+  if (!st.ok()) return st;
+  return t;
+}
+
+// A modern (2024+) trace: fractional µs relative to baseTimeNanoseconds, which
+// comes AFTER traceEvents, as older Kineto writers ordered it.
+const std::string kModern = R"J({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85520809984,
+     "computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
+     "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536, "warpSize": 32,
+     "sharedMemPerBlock": 49152, "numSms": 132, "regsPerMultiprocessor": 65536,
+     "sharedMemPerBlockOptin": 232448, "sharedMemPerMultiprocessor": 233472}],
+  "cupti_version": 24, "cuda_runtime_version": 12060, "cuda_driver_version": 12040,
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, "pg_count": 2},
+  "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7,
+   "ts": 1000.123, "dur": 5.5,
+   "args": {"External id": 11, "queued": 0, "device": 0, "context": 1, "stream": 7,
+     "correlation": 42, "registers per thread": 128, "shared memory": 16384,
+     "blocks per SM": 1.5, "warps per SM": 12.0, "grid": [198, 2, 1], "block": [256, 1, 1],
+     "est. achieved occupancy %": 25, "graph id": 5}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1234, "tid": 1234,
+   "ts": 999.001, "dur": 3.000, "args": {"cbid": 211, "correlation": 42, "External id": 11}},
+  {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 1234, "tid": 1234,
+   "ts": 998.5, "dur": 1, "args": {"cbid": 307, "correlation": 43}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+   "tid": 7, "ts": 1010, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 44,
+   "bytes": 4096, "memory bandwidth (GB/s)": 2.048}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy PtoP (Device -> Device)", "pid": 0,
+   "tid": 7, "ts": 1011, "dur": 2, "args": {"fromDevice": 0, "inDevice": 0, "toDevice": 1,
+   "stream": 7, "correlation": 45, "bytes": 8}},
+  {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,
+   "ts": 1012, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 46, "bytes": 64}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 1013,
+   "dur": 4, "args": {"cuda_sync_kind": "Event Sync", "wait_on_stream": 7,
+   "wait_on_cuda_event_id": 8, "stream": -1, "correlation": 47, "device": 0}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 1020,
+   "dur": 1, "args": {"cuda_sync_kind": "Stream Sync", "stream": 7, "device": 0}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#12", "pid": 1234, "tid": 1234,
+   "ts": 990, "dur": 40, "args": {"External id": 1}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1234, "tid": 1234, "ts": 995,
+   "dur": 10, "args": {"External id": 11, "Input Dims": [[2, 3], [3, 4]], "Call stack": "a\nb"}},
+  {"ph": "X", "cat": "python_function", "name": "model.py(12): forward", "pid": 1234,
+   "tid": 1234, "ts": 991, "dur": 30, "args": {"Python id": 3}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "nccl:all_reduce", "pid": 0, "tid": 7,
+   "ts": 1030, "dur": 3, "args": {"device": 0, "stream": 9}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 9,
+   "ts": 1030.5, "dur": 2, "args": {"device": 0, "stream": 9, "correlation": 50,
+   "Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024,
+   "Group size": 8, "dtype": "Float", "Process Group Name": "0",
+   "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1, 2, 3]"}},
+  {"ph": "f", "id": 42, "pid": 0, "tid": 7, "ts": 1000.123, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "s", "id": 42, "pid": 1234, "tid": 1234, "ts": 999.001, "cat": "ac2g", "name": "ac2g"},
+  {"name": "process_name", "ph": "M", "ts": 0, "pid": 1234, "tid": 0, "args": {"name": "python3"}},
+  {"name": "thread_name", "ph": "M", "ts": 0, "pid": 1234, "tid": 1234, "args": {"name": "thread 1234 (python3)"}},
+  {"name": "thread_name", "ph": "M", "ts": 0, "pid": 0, "tid": 7, "args": {"name": "stream 7 "}},
+  {"ph": "C", "name": "GPU 0 Utilization", "pid": 0, "ts": 1000, "args": {"GPU Utilization": 0.5}},
+  {"ph": "C", "name": "GPU 0 Utilization", "pid": 0, "ts": 1001, "args": {"GPU Utilization": 1}},
+  {"ph": "i", "s": "g", "name": "Iteration Start: PyTorch Profiler", "pid": "Traces", "tid": "x", "ts": 990},
+  {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "x", "ts": 990, "dur": 50},
+  {"ph": "X", "cat": "overhead", "name": "Instrumentation", "pid": -1, "tid": 0, "ts": 990, "dur": 1},
+  {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 1040}
+  ],
+  "traceName": "x.json",
+  "displayTimeUnit": "ms",
+  "baseTimeNanoseconds": 1743521598000000000
+})J";
+
+constexpr int64_t kBase = 1743521598000000000;
+
+TEST(MicrosTextToNs, ExactDecimalConversion) {
   int64_t ns = 0;
   ASSERT_TRUE(MicrosTextToNs("1713738903328187", &ns));
-  EXPECT_EQ(ns, 1713738903328187000);
+  EXPECT_EQ(ns, 1713738903328187000);  // 19 digits: a double would lose the last ones
+  ASSERT_TRUE(MicrosTextToNs("12.345", &ns));
+  EXPECT_EQ(ns, 12345);
+  ASSERT_TRUE(MicrosTextToNs("12.3", &ns));
+  EXPECT_EQ(ns, 12300);
+  ASSERT_TRUE(MicrosTextToNs("1.2344", &ns));
+  EXPECT_EQ(ns, 1234);
+  ASSERT_TRUE(MicrosTextToNs("1.2345", &ns));
+  EXPECT_EQ(ns, 1235);
+  ASSERT_TRUE(MicrosTextToNs("0.0005", &ns));
+  EXPECT_EQ(ns, 1);
+  ASSERT_TRUE(MicrosTextToNs("-1.5", &ns));
+  EXPECT_EQ(ns, -1500);
+  ASSERT_TRUE(MicrosTextToNs("1.5e3", &ns));
+  EXPECT_EQ(ns, 1500000);
+  ASSERT_TRUE(MicrosTextToNs("3743411222894.405", &ns));
+  EXPECT_EQ(ns, 3743411222894405);
+  EXPECT_FALSE(MicrosTextToNs("", &ns));
+  EXPECT_FALSE(MicrosTextToNs("abc", &ns));
+  EXPECT_FALSE(MicrosTextToNs("1.2.3", &ns));
+  EXPECT_FALSE(MicrosTextToNs("99999999999999999", &ns));  // overflows int64 ns
+}
+
+TEST(KinetoImporter, ModernTraceMapsEveryCategory) {
+  Result<model::Trace> r = Parse(kModern);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const model::Trace& t = *r;
+  EXPECT_EQ(t.info.format, "kineto-json");
+  EXPECT_EQ(t.info.format_version, "1");
+  EXPECT_EQ(t.info.base_time_ns, kBase);
+  EXPECT_EQ(t.info.cupti_version, "24");
+  EXPECT_EQ(t.info.cuda_runtime_version, "12060");
+  EXPECT_EQ(t.rank.rank, 3);
+  EXPECT_EQ(t.rank.world_size, 8);
+  EXPECT_EQ(t.rank.pg_count, 2);
+  EXPECT_EQ(t.Str(t.rank.backend), "nccl");
+
+  // Device 0 from deviceProperties, device 1 only from the peer copy.
+  const model::Device* d = t.FindDevice(0);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(t.Str(d->name), "NVIDIA H100");
+  EXPECT_EQ(d->vendor, model::Vendor::kNvidia);
+  EXPECT_EQ(d->sm_count, 132);
+  EXPECT_EQ(d->cc_major, 9);
+  EXPECT_EQ(d->cc_minor, 0);
+  EXPECT_EQ(d->total_memory_bytes, 85520809984);
+  EXPECT_EQ(d->max_threads_per_sm, 2048);
+  EXPECT_EQ(d->regs_per_sm, 65536);
+  EXPECT_EQ(d->smem_per_sm_bytes, 233472);
+  EXPECT_EQ(d->smem_per_block_optin_bytes, 232448);
+  EXPECT_EQ(d->warp_size, 32);
+
+  ASSERT_EQ(t.kernels.size(), 2u);
+  model::KernelRow k = t.kernels.Get(0);
+  EXPECT_EQ(t.Str(k.name), "gemm_kernel");
+  EXPECT_EQ(k.start_ns, kBase + 1000123);  // base applied after the scan, exactly
+  EXPECT_EQ(k.end_ns, kBase + 1005623);
+  EXPECT_EQ(k.device_id, 0);
+  EXPECT_EQ(k.stream_id, 7);
+  EXPECT_EQ(k.correlation_id, 42);
+  EXPECT_EQ(k.external_id, 11);
+  EXPECT_EQ(k.grid_x, 198);
+  EXPECT_EQ(k.grid_y, 2);
+  EXPECT_EQ(k.block_x, 256);
+  EXPECT_EQ(k.registers_per_thread, 128);
+  EXPECT_EQ(k.shared_mem_bytes, 16384);
+  EXPECT_FLOAT_EQ(k.blocks_per_sm, 1.5f);
+  EXPECT_FLOAT_EQ(k.warps_per_sm, 12.0f);
+  EXPECT_FLOAT_EQ(k.est_occupancy_pct, 25.0f);
+  EXPECT_EQ(k.graph_id, 5);
+
+  ASSERT_EQ(t.collectives.size(), 1u);
+  model::CollectiveRow c = t.collectives.Get(0);
+  EXPECT_EQ(t.Str(t.kernels.name[c.kernel_row]), "ncclKernel_AllReduce");
+  EXPECT_EQ(t.Str(c.collective_name), "allreduce");
+  EXPECT_EQ(c.in_msg_nelems, 1024);
+  EXPECT_EQ(c.group_size, 8);
+  EXPECT_EQ(t.Str(c.dtype), "Float");
+  EXPECT_EQ(t.Str(c.process_group_desc), "default_pg");
+  EXPECT_EQ(t.Str(c.process_group_ranks), "[0, 1, 2, 3]");
+
+  ASSERT_EQ(t.api_calls.size(), 2u);
+  // Sorted by start: the driver call (998.5) comes first.
+  EXPECT_EQ(t.api_calls.kind[0], model::ApiKind::kDriver);
+  EXPECT_EQ(t.api_calls.cbid[0], 307);
+  EXPECT_EQ(t.api_calls.kind[1], model::ApiKind::kRuntime);
+  EXPECT_EQ(t.Str(t.api_calls.name[1]), "cudaLaunchKernel");
+  EXPECT_EQ(t.api_calls.correlation_id[1], 42);
+  EXPECT_EQ(t.api_calls.external_id[1], 11);
+  EXPECT_EQ(t.api_calls.pid[1], 1234);
+  EXPECT_EQ(t.api_calls.start_ns[1], kBase + 999001);
+
+  ASSERT_EQ(t.memcpys.size(), 2u);
+  EXPECT_EQ(t.memcpys.copy_kind[0], model::CopyKind::kHtoD);
+  EXPECT_EQ(t.memcpys.src_kind[0], model::MemoryKind::kPageable);
+  EXPECT_EQ(t.memcpys.dst_kind[0], model::MemoryKind::kDevice);
+  EXPECT_EQ(t.memcpys.bytes[0], 4096);
+  EXPECT_EQ(t.memcpys.copy_kind[1], model::CopyKind::kPtoP);
+  EXPECT_EQ(t.memcpys.src_device_id[1], 0);
+  EXPECT_EQ(t.memcpys.dst_device_id[1], 1);
+  ASSERT_EQ(t.memsets.size(), 1u);
+  EXPECT_EQ(t.memsets.bytes[0], 64);
+  EXPECT_EQ(t.memsets.dst_kind[0], model::MemoryKind::kDevice);
+
+  ASSERT_EQ(t.syncs.size(), 2u);
+  EXPECT_EQ(t.syncs.kind[0], model::SyncKind::kEventSynchronize);
+  EXPECT_FALSE(IsValid(t.syncs.stream_id[0]));  // -1 means "not applicable"
+  EXPECT_EQ(t.syncs.wait_on_stream_id[0], 7);
+  EXPECT_EQ(t.syncs.event_id[0], 8);
+  EXPECT_EQ(t.syncs.kind[1], model::SyncKind::kStreamSynchronize);
+  EXPECT_EQ(t.syncs.stream_id[1], 7);
+
+  // Ranges: step, cpu op, python function, GPU annotation.
+  ASSERT_EQ(t.ranges.size(), 4u);
+  int seen = 0;
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    model::RangeRow g = t.ranges.Get(i);
+    if (g.kind == model::RangeKind::kUserAnnotation) {
+      EXPECT_EQ(g.step, 12);
+      ++seen;
+    } else if (g.kind == model::RangeKind::kCpuOp) {
+      EXPECT_EQ(t.Str(g.name), "aten::mm");
+      EXPECT_EQ(g.external_id, 11);
+      EXPECT_FALSE(IsValid(g.step));
+      ++seen;
+    } else if (g.kind == model::RangeKind::kPythonFunction) {
+      ++seen;
+    } else if (g.kind == model::RangeKind::kGpuUserAnnotation) {
+      EXPECT_EQ(g.device_id, 0);
+      EXPECT_EQ(g.stream_id, 9);
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 4);
+
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_EQ(t.Str(t.processes[0].name), "python3");
+  ASSERT_EQ(t.threads.size(), 1u);
+  EXPECT_EQ(t.threads[0].tid, 1234);
+  ASSERT_EQ(t.streams.size(), 1u);
+  EXPECT_EQ(t.streams[0].stream_id, 7);
+  EXPECT_EQ(t.streams[0].device_id, 0);
+
+  ASSERT_EQ(t.counters.size(), 1u);
+  EXPECT_EQ(t.counters[0].value.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.counters[0].value[1], 1.0);
+  EXPECT_EQ(t.counters[0].device_id, 0);
+  EXPECT_EQ(t.markers.size(), 2u);
+
+  EXPECT_EQ(t.stats.Get(ImportStat::flow_event), 2u);
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_category), 2u);  // Trace span, overhead
+  EXPECT_EQ(t.stats.Get(ImportStat::counter_event), 2u);
+  EXPECT_EQ(t.stats.Get(ImportStat::metadata_event), 3u);
+  EXPECT_EQ(t.stats.Get(ImportStat::bad_field_type), 0u);
+}
+
+TEST(KinetoImporter, EventSplitAcrossEveryChunkBoundary) {
+  Result<model::Trace> whole = Parse(kModern);
+  ASSERT_TRUE(whole.ok());
+  for (size_t chunk = 1; chunk <= 97; chunk += (chunk < 24 ? 1 : 7)) {
+    SCOPED_TRACE(chunk);
+    Result<model::Trace> r = Parse(kModern, chunk);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->event_count(), whole->event_count());
+    EXPECT_EQ(r->kernels.start_ns, whole->kernels.start_ns);
+    EXPECT_EQ(r->kernels.grid_x, whole->kernels.grid_x);
+    EXPECT_EQ(r->api_calls.end_ns, whole->api_calls.end_ns);
+    EXPECT_EQ(r->ranges.name.size(), whole->ranges.name.size());
+    for (size_t i = 0; i < r->ranges.size(); ++i)
+      EXPECT_EQ(r->Str(r->ranges.name[i]), whole->Str(whole->ranges.name[i]));
+    EXPECT_EQ(r->collectives.size(), 1u);
+    EXPECT_EQ(r->info.base_time_ns, kBase);
+  }
+}
+
+TEST(KinetoImporter, Legacy2021CategoriesAndAbsoluteMicros) {
+  const std::string legacy = R"J({"schemaVersion": 1,
+    "computeProperties": [{"id": 0, "name": "Tesla V100-DGXS-32GB", "totalGlobalMem": 34084028416,
+      "major": 7, "minor": 0, "maxThreadsPerMultiProcessor": 2048,
+      "multiProcessorCount": 80, "sharedMemPerMultiprocessor": 98304}],
+    "traceEvents": [
+    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 24572, "tid": "24572",
+     "ts": 1621401187223005, "dur": 1000},
+    {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7",
+     "ts": 1621401187225275, "dur": 3, "args": {"queued": 0, "device": 0, "context": 1,
+     "stream": 7, "correlation": 333, "external id": 41, "registers per thread": 72,
+     "shared memory": 13824, "blocks per SM": 0.025, "warps per SM": 0.1,
+     "grid": [1, 2, 1], "block": [128, 1, 1], "theoretical occupancy %": 0}},
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 24572, "tid": "24572",
+     "ts": 1621401187225200, "dur": 10, "args": {"correlation": 333, "external id": 41}},
+    {"ph": "X", "cat": "Memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0,
+     "tid": "stream 7", "ts": 1621401187225300, "dur": 2, "args": {"device": 0,
+     "stream": 7, "correlation": 334, "bytes": 4}},
+    {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 7",
+     "ts": 1621401187225400, "dur": 1, "args": {"correlation": 335}}
+    ]})J";
+  Result<model::Trace> r = Parse(legacy);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const model::Trace& t = *r;
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels.start_ns[0], 1621401187225275000);
+  EXPECT_EQ(t.kernels.external_id[0], 41);
+  EXPECT_FALSE(IsValid(t.kernels.est_occupancy_pct[0]));  // "theoretical" is not "est. achieved"
+  ASSERT_EQ(t.api_calls.size(), 1u);
+  EXPECT_EQ(t.api_calls.kind[0], model::ApiKind::kRuntime);
+  EXPECT_FALSE(IsValid(t.api_calls.tid[0]));  // a string tid is not a number
+  ASSERT_EQ(t.memcpys.size(), 1u);
+  EXPECT_EQ(t.memcpys.copy_kind[0], model::CopyKind::kDtoH);
+  EXPECT_EQ(t.memcpys.dst_kind[0], model::MemoryKind::kPinned);
+  // The memset has no device/stream args: taken from pid / "stream N" tid.
+  ASSERT_EQ(t.memsets.size(), 1u);
+  EXPECT_EQ(t.memsets.device_id[0], 0);
+  EXPECT_EQ(t.memsets.stream_id[0], 7);
+  EXPECT_EQ(t.stats.Get(ImportStat::missing_device), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::missing_stream), 1u);
+  ASSERT_EQ(t.ranges.size(), 1u);
+  EXPECT_EQ(t.ranges.kind[0], model::RangeKind::kCpuOp);
+  EXPECT_EQ(t.ranges.step[0], 3);
+  const model::Device* d = t.FindDevice(0);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->sm_count, 80);
+  EXPECT_EQ(d->cc_major, 7);
+  EXPECT_EQ(d->max_threads_per_sm, 2048);
+  EXPECT_FALSE(IsValid(t.info.base_time_ns));
+}
+
+TEST(KinetoImporter, BaseTimeIsNotAddedToAbsoluteTimestamps) {
+  const std::string doc = R"J({"baseTimeNanoseconds": 1700000000000000000, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1700000000000001, "dur": 1}]})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ranges.start_ns[0], 1700000000000001000);
+}
+
+TEST(KinetoImporter, InfOccupancyArgsAreMissingAndCounted) {
+  const std::string doc = R"J({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 1, "blocks per SM": "inf",
+              "warps per SM": "inf", "est. achieved occupancy %": 0}}]})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(IsValid(r->kernels.blocks_per_sm[0]));
+  EXPECT_FALSE(IsValid(r->kernels.warps_per_sm[0]));
+  EXPECT_EQ(r->stats.Get(ImportStat::inf_occupancy_arg), 1u);
+}
+
+TEST(KinetoImporter, EscapesAndUnicodeInNames) {
+  const std::string doc = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "q\"b\\s\/\u00e9\ud83d\ude00\n\u4e2d", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "lone \udc00 surrogate", "pid": 1, "tid": 1, "ts": 2, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "raw é UTF-8", "pid": 1, "tid": 1, "ts": 3, "dur": 1}]})J";
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{1} << 20}) {
+    Result<model::Trace> r = Parse(doc, chunk);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->ranges.size(), 3u);
+    EXPECT_EQ(r->Str(r->ranges.name[0]), "q\"b\\s/\xC3\xA9\xF0\x9F\x98\x80\n\xE4\xB8\xAD");
+    EXPECT_EQ(r->Str(r->ranges.name[1]), "lone \xEF\xBF\xBD surrogate");
+    EXPECT_EQ(r->Str(r->ranges.name[2]), "raw \xC3\xA9 UTF-8");
+    EXPECT_EQ(r->stats.Get(ImportStat::invalid_utf8), 1u);
+  }
+}
+
+TEST(KinetoImporter, BadEventsAreCountedAndSkipped) {
+  const std::string doc = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "ok", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "string ts", "pid": 1, "tid": 1, "ts": "1", "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "no ts", "pid": 1, "tid": 1, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "no dur", "pid": 1, "tid": 1, "ts": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "neg dur", "pid": 1, "tid": 1, "ts": 5, "dur": -3},
+    {"ph": "X", "cat": "kernel", "name": "bad arg", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+     "args": {"device": "zero", "stream": 7, "correlation": 9}},
+    42, "text", [1, 2], null,
+    {"ph": "Q", "name": "odd phase", "ts": 1},
+    {"ph": "X", "cat": "brand_new_cat", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+    {}
+    ], "someNewKey": {"nested": [1, 2, {"a": "b"}]}})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const model::Trace& t = *r;
+  EXPECT_EQ(t.ranges.size(), 2u);  // "ok" and "neg dur" (clamped)
+  EXPECT_EQ(t.stats.Get(ImportStat::bad_field_type), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::missing_ts), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::missing_dur), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::negative_dur), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::malformed_event), 4u);
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_phase), 2u);  // "Q" and the event without ph
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_category), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_field), 1u);
+  EXPECT_EQ(t.stats.Get(ImportStat::bad_arg_type), 1u);
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels.device_id[0], 0);  // bad device arg: taken from pid
+  for (size_t i = 0; i < t.ranges.size(); ++i)
+    if (t.Str(t.ranges.name[i]) == "neg dur") {
+      EXPECT_EQ(t.ranges.end_ns[i], t.ranges.start_ns[i]);
+    }
+}
+
+TEST(KinetoImporter, AmdDevicesAndHipRuntime) {
+  const std::string doc = R"J({"deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X"}],
+    "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 0, "ts": 1.5, "dur": 0.639,
+     "args": {"device": 2, "stream": 0, "correlation": 4066, "kind": "Dispatch Kernel"}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 3, "tid": 0, "ts": 2, "dur": 1,
+     "args": {"device": 3, "stream": 0, "correlation": 4067}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 9, "tid": 9, "ts": 1,
+     "dur": 0.25, "args": {"correlation": 4066}}]})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_NE(r->FindDevice(2), nullptr);
+  EXPECT_EQ(r->FindDevice(2)->vendor, model::Vendor::kAmd);
+  ASSERT_NE(r->FindDevice(3), nullptr);  // known only from events; HIP calls say AMD
+  EXPECT_EQ(r->FindDevice(3)->vendor, model::Vendor::kAmd);
+  EXPECT_EQ(r->kernels.end_ns[0] - r->kernels.start_ns[0], 639);
+}
+
+TEST(KinetoImporter, ContainerErrorsNameTheOffset) {
+  struct Case {
+    std::string doc, want;
+  };
+  const Case cases[] = {
+      {"[1, 2]", "array"},
+      {"hello", "not a JSON object"},
+      {"", "empty"},
+      {"{\"traceEvents\": {}}", "traceEvents is not an array (at byte 16)"},
+      {"{\"deviceProperties\": 3, \"traceEvents\": []}", "deviceProperties is not an array"},
+      {"{\"traceEvents\": [{\"ph\": \"X\"", "truncated JSON at byte 27"},
+      {"{\"traceEvents\": [{\"ph\" \"X\"}]}", "invalid JSON at byte 23"},
+      {"{\"traceEvents\": []} trailing", "unexpected data after the top-level JSON object"},
+      {"{\"schemaVersion\": 1}", "no traceEvents"},
+  };
+  for (const Case& c : cases) {
+    for (size_t chunk : {size_t{1}, size_t{1} << 20}) {
+      Result<model::Trace> r = Parse(c.doc, chunk);
+      ASSERT_FALSE(r.ok()) << c.doc;
+      EXPECT_NE(r.status().message().find(c.want), std::string::npos)
+          << c.doc << " -> " << r.status().message();
+      EXPECT_NE(r.status().message().find("test.json"), std::string::npos);
+    }
+  }
+}
+
+TEST(KinetoImporter, SniffByContent) {
+  EXPECT_TRUE(LooksLikeKineto("  {\n \"schemaVersion\": 1, \"deviceProperties\": []"));
+  EXPECT_TRUE(LooksLikeKineto("{\"traceEvents\": ["));
+  EXPECT_FALSE(LooksLikeKineto("[{\"traceEvents\": 1}]"));
+  EXPECT_FALSE(LooksLikeKineto("{\"other\": 1}"));
+  EXPECT_FALSE(LooksLikeKineto("timestamp, name, utilization.gpu [%]\n"));
+}
+
+TEST(KinetoImporter, GzipInputMatchesPlain) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string gz(deflateBound(&z, kModern.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(kModern.data()));
+  z.avail_in = static_cast<uInt>(kModern.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  auto in = OpenMemoryStream(gz, "t.json.gz", KinetoOptions::ReadAheadOn());
+  model::Trace t;
+  KinetoScanStats scan;
+  ASSERT_TRUE(ReadKinetoStream(*in, {}, t, &scan).ok());
+  EXPECT_EQ(scan.json_bytes, kModern.size());
+  Result<model::Trace> plain = Parse(kModern);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(t.event_count(), plain->event_count());
+  EXPECT_EQ(t.kernels.start_ns, plain->kernels.start_ns);
 }
 
 }  // namespace
