@@ -1843,7 +1843,14 @@ bool LooksLikeKineto(std::string_view prefix) {
   size_t i = 0;
   if (prefix.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
   while (i < prefix.size() && IsWs(prefix[i])) ++i;
-  if (i >= prefix.size() || prefix[i] != '{') return false;
+  if (i >= prefix.size()) return false;
+  if (prefix[i] == '[') {
+    // Chrome's bare-array form: claimed so the importer can say why it refuses it.
+    size_t j = prefix.find_first_not_of(" \t\r\n", i + 1);
+    return j != std::string_view::npos && prefix[j] == '{' &&
+           prefix.find("\"ph\"") != std::string_view::npos;
+  }
+  if (prefix[i] != '{') return false;
   for (std::string_view key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"",
                                "\"computeProperties\"", "\"baseTimeNanoseconds\""}) {
     if (prefix.find(key) != std::string_view::npos) return true;
@@ -1855,6 +1862,20 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
                         KinetoScanStats* scan) {
   KinetoParser parser(in, options, trace);
   Status st = parser.Run();
+  if (!st.ok() && in.compressed() && st.message().find("gzip") == std::string::npos) {
+    // Corrupt deflate data often still decodes to garbage bytes, and the
+    // parser trips on them before the CRC check at the member's end. The
+    // gzip error is the true cause, so drain the stream to look for it.
+    std::vector<char> sink(size_t{1} << 20);
+    for (;;) {
+      Result<size_t> got = in.Read(sink.data(), sink.size());
+      if (!got.ok()) {
+        st = got.status();
+        break;
+      }
+      if (*got == 0) break;
+    }
+  }
   if (scan != nullptr) {
     scan->trace_events = parser.events();
     scan->json_bytes = parser.bytes();

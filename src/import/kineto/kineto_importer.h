@@ -8,7 +8,9 @@
 // keys may come in any order (baseTimeNanoseconds after traceEvents is fine).
 // Per-event problems bump trace.stats counters; container problems (not JSON,
 // truncated, top level not an object, traceEvents/deviceProperties not arrays)
-// return one Status naming the path and the decompressed byte offset.
+// return one Status naming the path and the decompressed byte offset (0-based;
+// for truncation, the offset of the first missing byte). For gzip input a
+// parse error is replaced by the gzip error when the stream turns out corrupt.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +53,9 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
 
 // LooksLikeKineto: true when `prefix` (decompressed first bytes of a file) is a
 // JSON object with Kineto/Chrome-trace keys (traceEvents, schemaVersion,
-// deviceProperties, ...). Content only; the file name is not consulted.
+// deviceProperties, ...), or Chrome's bare event array ("[{...\"ph\"..."), which
+// is claimed only so that the importer can refuse it with a clear message.
+// Content only; the file name is not consulted.
 bool LooksLikeKineto(std::string_view prefix);
 
 // MicrosTextToNs: convert the decimal text of a µs value ("1713738903328187",

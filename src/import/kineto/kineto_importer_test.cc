@@ -434,7 +434,8 @@ TEST(KinetoImporter, ContainerErrorsNameTheOffset) {
 TEST(KinetoImporter, SniffByContent) {
   EXPECT_TRUE(LooksLikeKineto("  {\n \"schemaVersion\": 1, \"deviceProperties\": []"));
   EXPECT_TRUE(LooksLikeKineto("{\"traceEvents\": ["));
-  EXPECT_FALSE(LooksLikeKineto("[{\"traceEvents\": 1}]"));
+  EXPECT_FALSE(LooksLikeKineto("[1, 2]"));
+  EXPECT_TRUE(LooksLikeKineto("[{\"ph\": \"X\"}]"));  // claimed, then refused clearly
   EXPECT_FALSE(LooksLikeKineto("{\"other\": 1}"));
   EXPECT_FALSE(LooksLikeKineto("timestamp, name, utilization.gpu [%]\n"));
 }

@@ -1,0 +1,205 @@
+// Bad-input set: every file is generated here in a temp dir (nothing is
+// checked in). Each must fail with ONE line naming the path and, where a
+// position exists, the byte offset; ImportFile must not return a trace.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "import/registry.h"
+
+namespace gpuwhy::import {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// ValidTrace: a small but real-looking Kineto document with n kernel events.
+std::string ValidTrace(int n) {
+  std::string s = "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}],\n"
+                  "  \"traceEvents\": [\n";
+  for (int i = 0; i < n; ++i) {
+    if (i) s += ",\n";
+    s += "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_" + std::to_string(i) +
+         "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(1000 + i * 10) +
+         ".5, \"dur\": 4, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " +
+         std::to_string(i) + "}}";
+  }
+  s += "\n  ],\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n";
+  return s;
+}
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuwhy_bad_input_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_ / "unreadable.json", fs::perms::owner_all, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::string Write(const std::string& name, const std::string& bytes) {
+    std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  // ExpectError: ImportFile fails with one line containing the path and `want`.
+  std::string ExpectError(const std::string& path, const std::string& want) {
+    Result<model::Trace> r = ImportFile(path);
+    EXPECT_FALSE(r.ok()) << path << " imported but should not";
+    if (r.ok()) return "";
+    std::string m = r.status().message();
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find(want), std::string::npos) << "want '" << want << "' in: " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << "multi-line error: " << m;
+    return m;
+  }
+  fs::path dir_;
+};
+
+TEST_F(BadInput, TheValidBaseImports) {
+  Result<model::Trace> r = ImportFile(Write("ok.json", ValidTrace(50)));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->kernels.size(), 50u);
+  Result<model::Trace> g = ImportFile(Write("ok.bin", Gzip(ValidTrace(50))));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->kernels.size(), 50u);
+}
+
+TEST_F(BadInput, MissingEmptyDirectoryUnreadable) {
+  std::string missing = (dir_ / "missing.json").string();
+  Result<model::Trace> r = ImportFile(missing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  ExpectError(missing, "no such file");
+  ExpectError(Write("empty.json", ""), "empty file");
+  ExpectError(dir_.string(), "is a directory");
+  std::string unreadable = Write("unreadable.json", ValidTrace(2));
+  ::chmod(unreadable.c_str(), 0);
+  if (::access(unreadable.c_str(), R_OK) == 0) {
+    GTEST_SKIP() << "SKIPPED: running as root, permissions are not enforced";
+  }
+  ExpectError(unreadable, "permission denied");
+}
+
+TEST_F(BadInput, NotJsonAndUnknownFormats) {
+  ExpectError(Write("notes.json", "this is not json at all\n"), "unknown trace format");
+  ExpectError(Write("bin.dat", std::string("\x00\x01\x02\x03garbage", 11)), "unknown trace format");
+  // Claimed by the Kineto sniffer (traceEvents key) but broken JSON inside.
+  std::string bad = ValidTrace(3);
+  size_t at = bad.find("\"cat\"");
+  bad.replace(at, 5, "\"cat\" \"x\"");  // missing ':' after a key
+  std::string m = ExpectError(Write("bad_syntax.json", bad), "invalid JSON at byte ");
+  EXPECT_NE(m.find("at byte " + std::to_string(at + 6)), std::string::npos) << m;
+  ExpectError(Write("array.json", "[{\"ph\": \"X\", \"ts\": 1}]"), "array");
+}
+
+TEST_F(BadInput, TruncatedJsonAtSeveralPoints) {
+  std::string full = ValidTrace(400);
+  for (double frac : {0.1, 0.5, 0.9, 0.999}) {
+    size_t cut = static_cast<size_t>(static_cast<double>(full.size()) * frac);
+    std::string name = "cut_" + std::to_string(cut) + ".json";
+    ExpectError(Write(name, full.substr(0, cut)), "truncated JSON at byte " + std::to_string(cut));
+    // Same cut, gzip-wrapped: the offset is in decompressed bytes.
+    ExpectError(Write(name + ".gz", Gzip(full.substr(0, cut))),
+                "truncated JSON at byte " + std::to_string(cut));
+  }
+}
+
+TEST_F(BadInput, WrongContainerTypes) {
+  ExpectError(Write("te_object.json", "{\"schemaVersion\": 1, \"traceEvents\": {\"a\": 1}}"),
+              "traceEvents is not an array (at byte 36)");
+  ExpectError(Write("te_string.json", "{\"traceEvents\": \"nope\"}"), "traceEvents is not an array");
+  ExpectError(Write("dp_object.json", "{\"deviceProperties\": {\"id\": 0}, \"traceEvents\": []}"),
+              "deviceProperties is not an array (at byte 21)");
+  ExpectError(Write("di_array.json", "{\"traceEvents\": [], \"distributedInfo\": [1]}"),
+              "distributedInfo is not an object");
+  ExpectError(Write("no_events.json", "{\"schemaVersion\": 1, \"deviceProperties\": []}"),
+              "no traceEvents");
+}
+
+TEST_F(BadInput, EventLevelTypeErrorsAreCountedNotFatal) {
+  std::string doc = "{\"traceEvents\": [7, \"x\", {\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": \"1\", "
+                    "\"dur\": 1}, {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ok\", \"ts\": 1, "
+                    "\"dur\": 1, \"pid\": 1, \"tid\": 1}]}";
+  Result<model::Trace> r = ImportFile(Write("event_types.json", doc));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ranges.size(), 1u);
+  EXPECT_EQ(r->stats.Get(model::ImportStat::malformed_event), 2u);
+  EXPECT_EQ(r->stats.Get(model::ImportStat::bad_field_type), 1u);
+}
+
+TEST_F(BadInput, CorruptAndTruncatedGzip) {
+  // Big enough that the corruption is past the 64 KiB sniffing prefix.
+  std::string gz = Gzip(ValidTrace(20000));
+  ASSERT_GT(gz.size(), 4096u);
+  std::string corrupt = gz;
+  for (size_t i = corrupt.size() * 3 / 4; i < corrupt.size() * 3 / 4 + 16; ++i)
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0xA5);
+  ExpectError(Write("corrupt.json.gz", corrupt), "corrupt gzip data at compressed byte ");
+  // Corruption inside the sniffing prefix is reported the same way.
+  std::string early = gz;
+  for (size_t i = 40; i < 60; ++i) early[i] = static_cast<char>(early[i] ^ 0x5A);
+  ExpectError(Write("corrupt_early.json.gz", early), "corrupt gzip data at compressed byte ");
+  size_t cut = gz.size() / 2;
+  ExpectError(Write("truncated.json.gz", gz.substr(0, cut)),
+              "truncated gzip stream at compressed byte " + std::to_string(cut));
+  ExpectError(Write("header_only.gz", gz.substr(0, 5)), "truncated gzip stream");
+}
+
+TEST_F(BadInput, NsysReportGetsTheExportHint) {
+  std::string m = ExpectError(Write("report1.nsys-rep", "NVIDIA Tegra Profiler Report 1.\n\x0b"),
+                              "nsys export --type sqlite");
+  Result<model::Trace> r = ImportFile((dir_ / "report1.nsys-rep").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  // By content, whatever the name.
+  ExpectError(Write("renamed.bin", "NVIDIA Tegra Profiler Report 1.\n"), "nsys export");
+}
+
+TEST_F(BadInput, ExpandInputs) {
+  Result<std::vector<std::string>> missing = ExpandInputs({(dir_ / "nope").string()});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
+  fs::create_directories(dir_ / "empty_dir");
+  EXPECT_FALSE(ExpandInputs({(dir_ / "empty_dir").string()}).ok());
+  fs::create_directories(dir_ / "run" / "sub");
+  std::string b = (dir_ / "run" / "sub" / "b.json").string();
+  std::string a = (dir_ / "run" / "a.json.gz").string();
+  std::ofstream(b) << ValidTrace(1);
+  std::ofstream(a, std::ios::binary) << Gzip(ValidTrace(1));
+  std::ofstream((dir_ / "run" / "README.md").string()) << "# notes\n";
+  std::ofstream((dir_ / "run" / "notes.txt").string()) << "just notes\n";
+  std::ofstream((dir_ / "run" / ".hidden.json").string()) << ValidTrace(1);
+  Result<std::vector<std::string>> got = ExpandInputs({(dir_ / "run").string()});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0], a);
+  EXPECT_EQ((*got)[1], b);
+  // Plain files pass through in argument order.
+  Result<std::vector<std::string>> files = ExpandInputs({b, a});
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(*files, (std::vector<std::string>{b, a}));
+}
+
+}  // namespace
+}  // namespace gpuwhy::import
