@@ -30,6 +30,13 @@ int64_t FileSize(const std::string& path) {
   return ec ? kMissingI64 : static_cast<int64_t>(n);
 }
 
+// OneLine: `msg` with line breaks replaced, so an error is exactly one line.
+std::string OneLine(std::string msg) {
+  for (char& c : msg)
+    if (c == '\n' || c == '\r') c = ' ';
+  return msg;
+}
+
 analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   analysis::AnalysisOptions a;
   a.summary.top_kernels = o.top_kernels;
@@ -82,7 +89,7 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
   if (!paths.ok()) {
-    err << "gpuwhy: " << paths.status().message() << '\n';
+    err << "gpuwhy: " << OneLine(paths.status().message()) << '\n';
     return 2;
   }
   if (paths->empty()) {
@@ -97,7 +104,7 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   for (const std::string& path : *paths) {
     Result<model::Trace> trace = import::ImportFile(path);
     if (!trace.ok()) {
-      err << "gpuwhy: " << trace.status().message() << '\n';
+      err << "gpuwhy: " << OneLine(trace.status().message()) << '\n';
       return 2;
     }
     analysis::TraceAnalysis ta = analysis::AnalyzeTrace(*trace, aopts);

@@ -1,0 +1,92 @@
+#include "cli/analyze_command.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "import/registry.h"
+
+namespace gpuwhy::cli {
+namespace {
+
+const std::string kData = std::string(GPUWHY_SOURCE_DIR) + "/tests/data/";
+
+int RunAnalyze(std::vector<std::string> args, std::string* out, std::string* err) {
+  std::string argv0 = "gpuwhy analyze";
+  std::vector<char*> argv = {argv0.data()};
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream o, e;
+  int rc = AnalyzeMain(static_cast<int>(argv.size()), argv.data(), o, e);
+  *out = o.str();
+  *err = e.str();
+  return rc;
+}
+
+TEST(AnalyzeMain, TopLimitsTheKernelTable) {
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({"--top", "0", kData + "multi_rank/rank0.pt.trace.json.gz"}, &out, &err), 0)
+      << err;
+  EXPECT_TRUE(err.empty());
+  EXPECT_NE(out.find("(2 other names)"), std::string::npos) << out;
+  ASSERT_EQ(RunAnalyze({"--top", "1", "--json", kData + "multi_rank/rank0.pt.trace.json.gz"}, &out,
+                &err),
+            0);
+  EXPECT_NE(out.find("\"schema_version\": 1"), std::string::npos);
+  EXPECT_NE(out.find("sm90_xmma_gemm"), std::string::npos);
+  EXPECT_EQ(out.find("ncclDevKernel"), std::string::npos);  // beyond --top 1
+}
+
+TEST(AnalyzeMain, OutputFileAndFolderInput) {
+  std::string path = std::string(GPUWHY_BINARY_DIR) + "/analyze_command_test_out.json";
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({"--json", "-o", path, kData + "multi_rank"}, &out, &err), 0) << err;
+  EXPECT_TRUE(out.empty());
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  EXPECT_NE(text.find("rank0.pt.trace.json.gz"), std::string::npos);
+  EXPECT_NE(text.find("rank1.pt.trace.json.gz"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(AnalyzeMain, BadInputIsExit2WithOneLineAndNoReport) {
+  std::string out, err;
+  EXPECT_EQ(RunAnalyze({kData + "healthy.pt.trace.json.gz", kData + "bad/truncated.pt.trace.json"},
+                &out, &err),
+            2);
+  EXPECT_TRUE(out.empty()) << out;
+  ASSERT_FALSE(err.empty());
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+  EXPECT_NE(err.find("truncated.pt.trace.json"), std::string::npos) << err;
+}
+
+TEST(AnalyzeMain, UsageErrorsAreExit1AndHelpIsExit0) {
+  std::string out, err;
+  EXPECT_EQ(RunAnalyze({}, &out, &err), 1);
+  EXPECT_NE(err.find("Usage"), std::string::npos);
+  EXPECT_EQ(RunAnalyze({"--top", "x", kData + "healthy.pt.trace.json.gz"}, &out, &err), 1);
+  EXPECT_EQ(RunAnalyze({"--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("--json"), std::string::npos);
+}
+
+TEST(AnalyzeAndRender, SameReportAsTheCommand) {
+  std::string path = kData + "sync_every_step.pt.trace.json.gz";
+  Result<model::Trace> t = import::ImportFile(path);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::vector<model::Trace> traces;
+  traces.push_back(std::move(t).value());
+  std::ostringstream os;
+  AnalyzeAndRender(traces, AnalyzeOptions{}, os);
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({path}, &out, &err), 0);
+  EXPECT_EQ(os.str(), out);
+}
+
+}  // namespace
+}  // namespace gpuwhy::cli
