@@ -1145,7 +1145,7 @@ Lex KinetoParser::ArgFloat(const char*& p, const char* end, float* out, bool* in
     Lex r = lex_.Number(p, end, &t);
     if (r != Lex::kOk) return r;
     double d = 0;
-    if (ParseF64Text(t, &d) && std::isfinite(d)) {
+    if (ParseF64Text(t, &d) && std::fabs(d) <= 3.0e38) {
       *out = static_cast<float>(d);
     } else {
       ++a->bad_type;
@@ -1160,7 +1160,7 @@ Lex KinetoParser::ArgFloat(const char*& p, const char* end, float* out, bool* in
       *inf = true;
     } else {
       double d = 0;
-      if (ParseF64Text(s, &d) && std::isfinite(d))
+      if (ParseF64Text(s, &d) && std::fabs(d) <= 3.0e38)
         *out = static_cast<float>(d);
       else
         ++a->bad_type;
@@ -1431,6 +1431,11 @@ void KinetoParser::CommitComplete(RawEvent& ev) {
   if (ev.dur_ns < 0) {
     trace_.stats.Bump(ImportStat::negative_dur);
     ev.dur_ns = 0;
+  }
+  int64_t end_check = 0;
+  if (__builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_check)) {
+    trace_.stats.Bump(ImportStat::bad_field_type);  // absurd ts+dur past int64 ns
+    return;
   }
   const Args& a = ev.args;
   if (a.bad_type) trace_.stats.Bump(ImportStat::bad_arg_type);
@@ -1762,7 +1767,8 @@ void KinetoParser::Finish() {
     const int64_t b = base_time_ns_;
     auto add = [b](std::vector<int64_t>& col) {
       for (int64_t& v : col)
-        if (IsValid(v)) v += b;
+        // Saturate instead of overflowing on absurd (fuzzed) values.
+        if (IsValid(v) && __builtin_add_overflow(v, b, &v)) v = kMissingI64;
     };
     add(trace_.kernels.start_ns), add(trace_.kernels.end_ns);
     add(trace_.memcpys.start_ns), add(trace_.memcpys.end_ns);

@@ -1,0 +1,34 @@
+// libFuzzer entry: feeds arbitrary bytes (plain or gzip, detected by magic)
+// through the same streaming parser the importer uses. The chunk size is
+// derived from the input length so event-splitting paths are exercised too.
+// Invariants checked on success: every event table is sorted and no kernel
+// ends before it starts.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "base/input_stream.h"
+#include "import/kineto/kineto_importer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  gpuwhy::import::KinetoOptions options;
+  static constexpr size_t kChunks[] = {1, 2, 3, 7, 64, 4096};
+  options.chunk_bytes = kChunks[size % (sizeof(kChunks) / sizeof(kChunks[0]))];
+  auto in = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
+  gpuwhy::model::Trace trace;
+  gpuwhy::Status st = gpuwhy::import::ReadKinetoStream(*in, options, trace);
+  if (st.ok()) {
+    const auto& k = trace.kernels;
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (i > 0 && k.start_ns[i] < k.start_ns[i - 1]) std::abort();
+      if (gpuwhy::IsValid(k.end_ns[i]) && k.end_ns[i] < k.start_ns[i]) std::abort();
+    }
+    for (uint32_t row : trace.collectives.kernel_row)
+      if (row >= k.size()) std::abort();
+  } else if (st.message().empty()) {
+    std::abort();  // every error must say what and where
+  }
+  return 0;
+}

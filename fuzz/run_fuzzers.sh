@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# run_fuzzers.sh SECONDS
+# Configures and builds every libFuzzer target under fuzz/*/ (files named
+# *_fuzzer.cc, target = file name) in build-fuzz with clang, then runs each for
+# SECONDS seconds on a scratch copy of its seed corpus (fuzz/<name>/corpus) with
+# its dictionary (fuzz/<name>/*.dict) when present. Exits non-zero when a target
+# fails to build or a fuzzer finds a crash (the reproducer stays in build-fuzz/crashes).
+set -euo pipefail
+SECONDS_EACH="${1:-30}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${BUILD_DIR:-$ROOT/build-fuzz}"
+JOBS="${JOBS:-2}"
+
+CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGPUWHY_FUZZ=ON \
+  -DGPUWHY_DEV_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD.configure.log" 2>&1 ||
+  { cat "$BUILD.configure.log"; exit 1; }
+
+mapfile -t SOURCES < <(find "$ROOT/fuzz" -mindepth 2 -maxdepth 2 -name '*_fuzzer.cc' | sort)
+if [ "${#SOURCES[@]}" -eq 0 ]; then echo "no fuzzers found"; exit 1; fi
+TARGETS=()
+for src in "${SOURCES[@]}"; do TARGETS+=("$(basename "$src" .cc)"); done
+ninja -C "$BUILD" -j"$JOBS" "${TARGETS[@]}"
+
+mkdir -p "$BUILD/crashes"
+status=0
+for src in "${SOURCES[@]}"; do
+  name="$(basename "$src" .cc)"
+  dir="$(dirname "$src")"
+  bin="$(find "$BUILD" -type f -name "$name" -perm -u+x | head -n1)"
+  work="$BUILD/corpus/$name"
+  mkdir -p "$work"
+  if [ -d "$dir/corpus" ]; then cp -n "$dir"/corpus/* "$work"/ 2>/dev/null || true; fi
+  args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix="$BUILD/crashes/$name-")
+  dict="$(find "$dir" -maxdepth 1 -name '*.dict' | head -n1)"
+  if [ -n "$dict" ]; then args+=(-dict="$dict"); fi
+  echo "== $name for ${SECONDS_EACH}s"
+  if ! "$bin" "${args[@]}" "$work" > "$BUILD/$name.log" 2>&1; then
+    echo "FAILED: $name (see $BUILD/$name.log and $BUILD/crashes/)"
+    tail -n 40 "$BUILD/$name.log"
+    status=1
+  else
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$BUILD/$name.log" || true
+  fi
+done
+exit $status
