@@ -144,7 +144,8 @@ std::vector<Step> KernelPeriodSteps(const model::Trace& t, std::string* name_out
     best_spacing = mean;
     best_multi = multi;
   }
-  if (best_n < static_cast<size_t>(kMinPeriods)) return {};
+  // A one-kernel "period" is a loop of a single kernel, not a step.
+  if (best_n < static_cast<size_t>(kMinPeriods) || !best_multi) return {};
   const std::vector<uint32_t>& pos = positions[best];
   std::vector<Step> steps;
   for (size_t i = 0; i + 1 < pos.size(); ++i) {

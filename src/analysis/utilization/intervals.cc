@@ -1,0 +1,129 @@
+#include "analysis/utilization/intervals.h"
+
+#include <algorithm>
+
+namespace gpuwhy::analysis {
+
+std::vector<Interval> MergeIntervals(std::vector<Interval> spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  std::vector<Interval> out;
+  for (const Interval& s : spans) {
+    if (s.end_ns <= s.start_ns) continue;
+    if (!out.empty() && s.start_ns <= out.back().end_ns) {
+      out.back().end_ns = std::max(out.back().end_ns, s.end_ns);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+int64_t TotalLength(const std::vector<Interval>& merged) {
+  int64_t sum = 0;
+  for (const Interval& s : merged) sum += s.end_ns - s.start_ns;
+  return sum;
+}
+
+int64_t IntersectLength(const std::vector<Interval>& merged, int64_t lo, int64_t hi) {
+  int64_t sum = 0;
+  auto it = std::lower_bound(merged.begin(), merged.end(), lo,
+                             [](const Interval& s, int64_t v) { return s.end_ns <= v; });
+  for (; it != merged.end() && it->start_ns < hi; ++it) {
+    sum += std::min(hi, it->end_ns) - std::max(lo, it->start_ns);
+  }
+  return sum;
+}
+
+std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t lo = std::max(a[i].start_ns, b[j].start_ns);
+    const int64_t hi = std::min(a[i].end_ns, b[j].end_ns);
+    if (lo < hi) out.push_back({lo, hi});
+    if (a[i].end_ns < b[j].end_ns) ++i; else ++j;
+  }
+  return out;
+}
+
+std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (const Interval& s : a) {
+    int64_t cur = s.start_ns;
+    while (j < b.size() && b[j].end_ns <= cur) ++j;
+    size_t k = j;
+    while (k < b.size() && b[k].start_ns < s.end_ns) {
+      if (b[k].start_ns > cur) out.push_back({cur, b[k].start_ns});
+      cur = std::max(cur, b[k].end_ns);
+      ++k;
+    }
+    if (cur < s.end_ns) out.push_back({cur, s.end_ns});
+  }
+  return out;
+}
+
+std::vector<Interval> Gaps(const std::vector<Interval>& merged) {
+  std::vector<Interval> out;
+  for (size_t i = 1; i < merged.size(); ++i) {
+    out.push_back({merged[i - 1].end_ns, merged[i].start_ns});
+  }
+  return out;
+}
+
+std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t t0, int64_t t1,
+                                   int64_t period_ns) {
+  std::vector<double> out;
+  if (period_ns <= 0 || t1 <= t0) return out;
+  const int64_t n = (t1 - t0 + period_ns - 1) / period_ns;
+  out.assign(static_cast<size_t>(n), 0.0);
+  for (const Interval& s : merged) {
+    const int64_t lo = std::max(s.start_ns, t0);
+    const int64_t hi = std::min(s.end_ns, t1);
+    if (lo >= hi) continue;
+    int64_t b = (lo - t0) / period_ns;
+    int64_t cur = lo;
+    while (cur < hi) {
+      const int64_t bin_end = std::min(t0 + (b + 1) * period_ns, t1);
+      const int64_t seg_end = std::min(hi, bin_end);
+      out[static_cast<size_t>(b)] += static_cast<double>(seg_end - cur);
+      cur = seg_end;
+      ++b;
+    }
+  }
+  for (int64_t b = 0; b < n; ++b) {
+    const int64_t len = std::min(t0 + (b + 1) * period_ns, t1) - (t0 + b * period_ns);
+    out[static_cast<size_t>(b)] /= static_cast<double>(len);
+  }
+  return out;
+}
+
+double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi) {
+  struct Edge {
+    int64_t t;
+    double dv;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(spans.size() * 2);
+  for (const ValueSpan& s : spans) {
+    const int64_t a = std::max(s.start_ns, lo);
+    const int64_t b = std::min(s.end_ns, hi);
+    if (a >= b) continue;
+    edges.push_back({a, s.value});
+    edges.push_back({b, -s.value});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
+  double sum = 0, integral = 0;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    sum += edges[i].dv;
+    if (i + 1 < edges.size() && edges[i + 1].t > edges[i].t) {
+      // Why the clamp at 0: float cancellation can leave -1e-17 after a span ends.
+      const double v = std::clamp(sum, 0.0, cap);
+      integral += v * static_cast<double>(edges[i + 1].t - edges[i].t);
+    }
+  }
+  return integral;
+}
+
+}  // namespace gpuwhy::analysis

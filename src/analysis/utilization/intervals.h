@@ -1,0 +1,54 @@
+// Interval arithmetic on [start_ns, end_ns) spans, shared by utilization and
+// the anchor reproductions.
+//
+// Contract: MergeIntervals() returns sorted, non-overlapping, non-empty spans;
+// the other functions take merged spans unless they say otherwise.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace gpuwhy::analysis {
+
+// Interval: [start_ns, end_ns).
+struct Interval {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// MergeIntervals: union of arbitrary spans (empty ones dropped), sorted.
+std::vector<Interval> MergeIntervals(std::vector<Interval> spans);
+
+// TotalLength: sum of lengths of merged spans.
+int64_t TotalLength(const std::vector<Interval>& merged);
+
+// IntersectLength: length of merged ∩ [lo, hi).
+int64_t IntersectLength(const std::vector<Interval>& merged, int64_t lo, int64_t hi);
+
+// Intersect: merged a ∩ merged b.
+std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
+// Subtract: merged a minus merged b.
+std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
+// Gaps: holes between consecutive merged spans (inside [first start, last end]).
+std::vector<Interval> Gaps(const std::vector<Interval>& merged);
+
+// BinnedCoverage: for bins [t0 + i*period, t0 + (i+1)*period) up to t1, the
+// share (0..1) of each bin covered by `merged`; the last bin may be partial
+// and is normalised by its own length.
+std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t t0, int64_t t1,
+                                   int64_t period_ns);
+
+// ValueSpan: a span carrying a value (e.g. blocks per SM of a kernel).
+struct ValueSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  double value = 0;
+};
+
+// CappedSumIntegral: integral over [lo, hi) of min(cap, Σ values of the spans
+// covering t) dt, in value x ns (a sweep; spans may overlap, any order).
+double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi);
+
+}  // namespace gpuwhy::analysis

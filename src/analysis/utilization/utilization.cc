@@ -1,0 +1,395 @@
+#include "analysis/utilization/utilization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/gpu_arch/arch_limits.h"
+#include "analysis/gpu_arch/occupancy_calculator.h"
+#include "analysis/utilization/intervals.h"
+
+namespace gpuwhy::analysis {
+namespace {
+
+constexpr const char* kTraceTimeline = "trace: kernel timeline";
+constexpr const char* kTraceLaunch = "trace: launch config";
+constexpr const char* kTraceNames = "trace: kernel names";
+
+double MeanValid(const std::vector<double>& v) {
+  double s = 0;
+  int n = 0;
+  for (double x : v) {
+    if (IsValid(x)) {
+      s += x;
+      ++n;
+    }
+  }
+  return n ? s / n : kMissingF64;
+}
+
+// Time-weighted mean of a counter series: each sample holds until the next.
+double TimeWeightedMean(const model::CounterSeries& s) {
+  const size_t n = s.value.size();
+  if (n == 0) return kMissingF64;
+  double wsum = 0, sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsValid(s.value[i])) continue;
+    double w = 1.0;
+    if (n > 1) {
+      const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.ts_ns[i] - s.ts_ns[i - 1];
+      w = static_cast<double>(std::max<int64_t>(d, 1));
+    }
+    wsum += w;
+    sum += w * s.value[i];
+  }
+  return wsum > 0 ? sum / wsum : kMissingF64;
+}
+
+int64_t MedianDelta(const std::vector<int64_t>& ts) {
+  if (ts.size() < 2) return kMissingI64;
+  std::vector<double> d;
+  for (size_t i = 1; i < ts.size(); ++i) d.push_back(static_cast<double>(ts[i] - ts[i - 1]));
+  return static_cast<int64_t>(Percentile(d, 0.5));
+}
+
+struct KernelRef {
+  int64_t start, end;
+  uint32_t row;
+};
+
+void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
+                       DeviceUtilization& du) {
+  const model::Device* dev = t.FindDevice(du.device_id);
+  ArchLimits limits;
+  const bool have_limits = dev != nullptr && LimitsForDevice(*dev, &limits);
+  const int32_t sm_count = dev != nullptr ? dev->sm_count : kMissingI32;
+  const auto& k = t.kernels;
+
+  std::vector<ValueSpan> fill;
+  double total = 0, with_bpsm = 0, occ_w = 0, occ_sum = 0, tc = 0, triton = 0, graph = 0;
+  std::array<double, kKernelClassCount> cls{};
+  bool occ_from_arg = false, occ_computed = false, bpsm_from_arg = false, bpsm_computed = false;
+  // Name lookups are per distinct name, not per kernel.
+  std::map<StringId, std::pair<KernelClass, std::pair<bool, bool>>> name_cache;
+  for (const KernelRef& kr : ks) {
+    const uint32_t i = kr.row;
+    const double dur = static_cast<double>(kr.end - kr.start);
+    total += dur;
+    auto it = name_cache.find(k.name[i]);
+    if (it == name_cache.end()) {
+      const std::string_view nm = t.Str(k.name[i]);
+      it = name_cache.emplace(k.name[i], std::make_pair(ClassifyKernel(nm),
+                              std::make_pair(UsesTensorCores(nm), IsTritonKernel(nm)))).first;
+    }
+    cls[static_cast<size_t>(it->second.first)] += dur;
+    if (it->second.second.first) tc += dur;
+    if (it->second.second.second) triton += dur;
+    if (IsValid(k.graph_id[i])) graph += dur;
+
+    double bpsm = kMissingF64;
+    if (IsValid(k.blocks_per_sm[i]) && k.blocks_per_sm[i] > 0) {
+      bpsm = k.blocks_per_sm[i];
+      bpsm_from_arg = true;
+    } else if (IsValid(sm_count) && sm_count > 0 && IsValid(k.grid_x[i])) {
+      const double blocks = static_cast<double>(k.grid_x[i]) *
+                            (IsValid(k.grid_y[i]) ? k.grid_y[i] : 1) *
+                            (IsValid(k.grid_z[i]) ? k.grid_z[i] : 1);
+      bpsm = blocks / sm_count;
+      bpsm_computed = true;
+    }
+    if (IsValid(bpsm)) {
+      with_bpsm += dur;
+      fill.push_back({kr.start, kr.end, bpsm});
+    }
+
+    double occ = kMissingF64;
+    if (IsValid(k.est_occupancy_pct[i])) {
+      occ = static_cast<double>(k.est_occupancy_pct[i]) / 100.0;
+      occ_from_arg = true;
+    } else if (have_limits && IsValid(k.block_x[i]) && IsValid(k.registers_per_thread[i])) {
+      LaunchConfig lc;
+      lc.threads_per_block = k.block_x[i] * (IsValid(k.block_y[i]) ? k.block_y[i] : 1) *
+                             (IsValid(k.block_z[i]) ? k.block_z[i] : 1);
+      lc.registers_per_thread = k.registers_per_thread[i];
+      if (IsValid(k.static_shared_mem_bytes[i])) lc.static_smem_bytes = k.static_shared_mem_bytes[i];
+      if (IsValid(k.dynamic_shared_mem_bytes[i])) {
+        lc.dynamic_smem_bytes = k.dynamic_shared_mem_bytes[i];
+      } else if (IsValid(k.shared_mem_bytes[i]) && !IsValid(k.static_shared_mem_bytes[i])) {
+        lc.dynamic_smem_bytes = k.shared_mem_bytes[i];
+      }
+      occ = KinetoOccupancyRatio(limits, lc, IsValid(bpsm) ? bpsm : 1e9);
+      if (IsValid(occ)) occ_computed = true;
+    }
+    if (IsValid(occ) && dur > 0) {
+      occ_w += dur;
+      occ_sum += occ * dur;
+    }
+  }
+  du.kernel_time_ns = static_cast<int64_t>(total);
+  const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
+  if (!fill.empty() && window > 0) {
+    du.sm_fill_ratio.value =
+        CappedSumIntegral(std::move(fill), 1.0, du.window_start_ns, du.window_end_ns) / window;
+    du.sm_fill_ratio.source = std::string(kTraceLaunch) +
+                              (bpsm_from_arg ? " (blocks per SM arg)" : "") +
+                              (bpsm_computed ? " (grid / SM count)" : "");
+  }
+  if (total > 0) {
+    du.sm_fill_coverage = with_bpsm / total;
+    du.occupancy_coverage = occ_w / total;
+    du.tensor_core_share = {tc / total, kTraceNames};
+    for (size_t c = 0; c < cls.size(); ++c) du.class_share[c] = cls[c] / total;
+    du.triton_share = triton / total;
+    du.graph_share = graph / total;
+  }
+  if (occ_w > 0) {
+    du.occupancy_ratio.value = occ_sum / occ_w;
+    du.occupancy_ratio.source = std::string(kTraceLaunch) +
+                                (occ_from_arg ? " (est. achieved occupancy arg)" : "") +
+                                (occ_computed ? " (gpuwhy occupancy calculator)" : "");
+  }
+}
+
+void FillGaps(const std::vector<Interval>& busy, const DeviceUtilization& du, int32_t steps,
+              GapStats& g) {
+  const std::vector<Interval> gaps = Gaps(busy);
+  g.count = static_cast<int64_t>(gaps.size());
+  const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
+  double idle = 0, long_idle = 0;
+  int64_t long_n = 0;
+  std::vector<double> len;
+  len.reserve(gaps.size());
+  for (const Interval& gp : gaps) {
+    const double l = static_cast<double>(gp.end_ns - gp.start_ns);
+    len.push_back(l);
+    idle += l;
+    if (gp.end_ns - gp.start_ns >= kCurveThresholds.long_gap_ns) {
+      long_idle += l;
+      ++long_n;
+    }
+  }
+  if (window > 0) g.idle_ratio = idle / window;
+  if (idle > 0) g.long_gap_idle_share = long_idle / idle;
+  if (!len.empty()) {
+    g.p50_ns = Percentile(len, 0.5);
+    g.p95_ns = Percentile(len, 0.95);
+    g.max_ns = *std::max_element(len.begin(), len.end());
+  }
+  if (steps > 0) {
+    g.long_gaps_per_step = static_cast<double>(long_n) / steps;
+    g.long_gap_ns_per_step = long_idle / steps;
+  }
+}
+
+int64_t FinePeriod(const UtilizationOptions& o, const StepResult& steps, int64_t window) {
+  int64_t p = o.fine_period_ns;
+  if (!IsValid(p) || p <= 0) {
+    p = 10 * kNsPerMs;
+    if (IsValid(steps.stats.p50_ns) && steps.stats.p50_ns > 0) {
+      // Why >= 1 ms: finer bins turn every launch gap into a 0/100 pair.
+      p = std::clamp<int64_t>(static_cast<int64_t>(steps.stats.p50_ns / 16), kNsPerMs,
+                              10 * kNsPerMs);
+    }
+  }
+  while (window / p > static_cast<int64_t>(o.max_bins)) p *= 2;
+  return p;
+}
+
+UtilSeries MakeSeries(const char* label, const char* source, const std::vector<Interval>& busy,
+                      int64_t t0, int64_t t1, int64_t period) {
+  UtilSeries s;
+  s.label = label;
+  s.source = source;
+  s.period_ns = period;
+  s.start_ns = t0;
+  s.util_ratio = BinnedCoverage(busy, t0, t1, period);
+  s.mean_ratio = MeanValid(s.util_ratio);
+  return s;
+}
+
+void Headline(DeviceUtilization& du) {
+  if (IsValid(du.counter_sm_active.value)) {
+    du.real_ratio = du.counter_sm_active;
+  } else if (IsValid(du.sm_fill_ratio.value)) {
+    du.real_ratio = du.sm_fill_ratio;
+  }
+  if (IsValid(du.real_ratio.value) && IsValid(du.surface_ratio.value)) {
+    du.gap_pp = (du.surface_ratio.value - du.real_ratio.value) * 100.0;
+  }
+}
+
+void Classify(DeviceUtilization& du, const StepResult& steps, const UtilSeries* primary,
+              const UtilSeries* nvml) {
+  CurveInput in;
+  in.real_util_ratio = du.real_ratio.value;
+  if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
+  in.long_gap_idle_share = du.gaps.long_gap_idle_share;
+  in.gap_p95_ns = du.gaps.p95_ns;
+  if (primary != nullptr) {
+    in.util_ratio = primary->util_ratio;
+    in.period_ns = primary->period_ns;
+    du.verdict = ClassifyCurve(in);
+  }
+  if (nvml != nullptr && nvml != primary) {
+    in.util_ratio = nvml->util_ratio;
+    in.period_ns = nvml->period_ns;
+    du.nvml_verdict = ClassifyCurve(in);
+    if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
+      du.aliasing_note = "at NVML's " +
+                         std::to_string(nvml->period_ns / kNsPerMs) + " ms period the curve reads " +
+                         ToString(du.nvml_verdict.curve_class) + " (mean " +
+                         std::to_string(static_cast<int>(std::lround(nvml->mean_ratio * 100))) +
+                         "%)";
+      if (!du.nvml_verdict.aliasing_note.empty()) {
+        du.aliasing_note += "; " + du.nvml_verdict.aliasing_note;
+      }
+      du.aliasing_note += "; decided from the " +
+                          std::to_string(primary != nullptr ? primary->period_ns / kNsPerUs : 0) +
+                          " us series";
+    }
+  }
+}
+
+void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::CounterSeries** util,
+                  double* power, double* limit) {
+  for (const model::CounterSeries& s : t.counters) {
+    if (s.device_id != du.device_id) continue;
+    const double m = TimeWeightedMean(s);
+    if (!IsValid(m)) continue;
+    const Figure f{m, CounterSourceLabel(t, s)};
+    switch (s.kind) {
+      case model::CounterKind::kGpuUtil:
+        if (*util == nullptr) *util = &s;
+        break;
+      case model::CounterKind::kSmActive: du.counter_sm_active = f; break;
+      case model::CounterKind::kSmOccupancy: du.counter_sm_occupancy = f; break;
+      case model::CounterKind::kTensorActive: du.counter_tensor_active = f; break;
+      case model::CounterKind::kDramActive: du.counter_dram_active = f; break;
+      case model::CounterKind::kSmClockMhz: du.counter_sm_clock_mhz = f; break;
+      case model::CounterKind::kPowerMw: *power = m; du.counter_power_ratio.source = f.source; break;
+      case model::CounterKind::kPowerLimitMw: *limit = m; break;
+      default: break;
+    }
+  }
+  if (IsValid(*power) && IsValid(*limit) && *limit > 0) du.counter_power_ratio.value = *power / *limit;
+}
+
+}  // namespace
+
+std::string CounterSourceLabel(const model::Trace& t, const model::CounterSeries& s) {
+  std::string src(t.Str(s.source));
+  if (src.empty()) src = t.info.format.empty() ? "unknown" : t.info.format;
+  return "counter: " + src;
+}
+
+UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOptions& o) {
+  UtilizationResult out;
+  out.steps = FindSteps(t);
+
+  std::map<int32_t, std::vector<KernelRef>> kernels;
+  std::map<int32_t, std::pair<int64_t, int64_t>> extent;
+  auto widen = [&extent](int32_t d, int64_t s, int64_t e) {
+    auto [it, fresh] = extent.try_emplace(d, s, e);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, s);
+      it->second.second = std::max(it->second.second, e);
+    }
+  };
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    const int64_t s = t.kernels.start_ns[i], e = t.kernels.end_ns[i];
+    if (!IsValid(s) || !IsValid(e) || e < s) continue;
+    kernels[t.kernels.device_id[i]].push_back({s, e, static_cast<uint32_t>(i)});
+    widen(t.kernels.device_id[i], s, e);
+  }
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    if (kernels.count(t.memcpys.device_id[i]))
+      widen(t.memcpys.device_id[i], t.memcpys.start_ns[i], t.memcpys.end_ns[i]);
+  }
+  for (size_t i = 0; i < t.memsets.size(); ++i) {
+    if (kernels.count(t.memsets.device_id[i]))
+      widen(t.memsets.device_id[i], t.memsets.start_ns[i], t.memsets.end_ns[i]);
+  }
+  // Devices known only from counters (nvidia-smi / DCGM logs) are analysed too.
+  std::map<int32_t, bool> devices;
+  for (const auto& [d, ks] : kernels) devices[d] = true;
+  for (const model::CounterSeries& s : t.counters) {
+    if (IsValid(s.device_id) && !s.value.empty()) devices.try_emplace(s.device_id, false);
+  }
+
+  for (const auto& [device, has_kernels] : devices) {
+    DeviceUtilization du;
+    du.device_id = device;
+    const model::CounterSeries* util_counter = nullptr;
+    double power = kMissingF64, limit = kMissingF64;
+    FillCounters(t, du, &util_counter, &power, &limit);
+    const UtilSeries* primary = nullptr;
+    const UtilSeries* nvml = nullptr;
+    if (has_kernels) {
+      const std::vector<KernelRef>& ks = kernels[device];
+      du.kernel_count = static_cast<int64_t>(ks.size());
+      du.window_start_ns = extent[device].first;
+      du.window_end_ns = extent[device].second;
+      std::vector<Interval> spans;
+      spans.reserve(ks.size());
+      for (const KernelRef& k : ks) spans.push_back({k.start, k.end});
+      const std::vector<Interval> busy = MergeIntervals(std::move(spans));
+      const int64_t window = du.window_end_ns - du.window_start_ns;
+      if (window > 0) {
+        du.surface_ratio = {static_cast<double>(TotalLength(busy)) / static_cast<double>(window),
+                            kTraceTimeline};
+        const int64_t fine = FinePeriod(o, out.steps, window);
+        du.series.push_back(MakeSeries("fine", kTraceTimeline, busy, du.window_start_ns,
+                                       du.window_end_ns, fine));
+        du.series.push_back(MakeSeries("nvml_1/6s", kTraceTimeline, busy, du.window_start_ns,
+                                       du.window_end_ns, o.nvml_fast_period_ns));
+        du.series.push_back(MakeSeries("nvml_1s", kTraceTimeline, busy, du.window_start_ns,
+                                       du.window_end_ns, o.nvml_slow_period_ns));
+        if (!out.steps.steps.empty()) {
+          UtilSeries st;
+          st.label = "step";
+          st.source = kTraceTimeline;
+          st.period_ns = static_cast<int64_t>(out.steps.stats.mean_ns);
+          st.start_ns = out.steps.steps.front().start_ns;
+          for (const Step& s : out.steps.steps) {
+            const int64_t len = s.end_ns - s.start_ns;
+            st.util_ratio.push_back(len > 0 ? static_cast<double>(IntersectLength(
+                                                  busy, s.start_ns, s.end_ns)) /
+                                                  static_cast<double>(len)
+                                            : kMissingF64);
+          }
+          st.mean_ratio = MeanValid(st.util_ratio);
+          du.series.push_back(std::move(st));
+        }
+      }
+      FillKernelFigures(t, ks, du);
+      FillGaps(busy, du, out.steps.stats.count, du.gaps);
+    }
+    if (util_counter != nullptr) {
+      UtilSeries cs;
+      cs.label = "counter";
+      cs.source = CounterSourceLabel(t, *util_counter);
+      cs.period_ns = IsValid(util_counter->period_ns) ? util_counter->period_ns
+                                                      : MedianDelta(util_counter->ts_ns);
+      cs.start_ns = util_counter->ts_ns.empty() ? kMissingI64 : util_counter->ts_ns.front();
+      cs.util_ratio = util_counter->value;
+      cs.mean_ratio = TimeWeightedMean(*util_counter);
+      if (!has_kernels) du.surface_ratio = {cs.mean_ratio, cs.source};
+      du.series.push_back(std::move(cs));
+    }
+    Headline(du);
+    for (const UtilSeries& s : du.series) {
+      if (s.label == "fine") primary = &s;
+      if (s.label == "nvml_1/6s") nvml = &s;
+    }
+    if (primary == nullptr) {
+      for (const UtilSeries& s : du.series) {
+        if (s.label == "counter") primary = &s;
+      }
+    }
+    Classify(du, out.steps, primary, nvml);
+    out.devices.push_back(std::move(du));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis

@@ -1,0 +1,116 @@
+// Surface vs real GPU utilization per device, and the shape of the curve.
+//
+// Contract: AnalyzeUtilization() is pure (trace in, plain structs out).
+// - Surface: NVML GPU-Util rebuilt from the trace (share of each sample period
+//   in which >= 1 kernel ran) at NVML's 1/6 s and 1 s periods, a fine period
+//   and per step; or read from kGpuUtil counter series with their own period.
+// - Real: SM fill (time integral of min(1, sum of blocks/SM of running
+//   kernels)), duration-weighted estimated occupancy, tensor-core share and
+//   kernel-class shares from kernel names, and time-weighted counter means.
+//   Every figure names its source ("trace: launch config", "counter: DCGM"...).
+// - Headline real utilization (docs/utilization.md): SM-active counter mean
+//   when a counter gives it, else the trace SM fill; the gap is surface - real.
+// - Curve class from the fine series (ClassifyCurve), with the NVML-period
+//   verdict beside it and an aliasing note when the two disagree.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/gpu_arch/kernel_names.h"
+#include "analysis/steps/step_detector.h"
+#include "analysis/utilization/curve_classifier.h"
+#include "base/units.h"
+#include "model/trace.h"
+
+namespace gpuwhy::analysis {
+
+// UtilizationOptions: sample periods of the rebuilt surface series.
+struct UtilizationOptions {
+  int64_t nvml_fast_period_ns = kNsPerS / 6;  // NVML's shortest period (1/6 s)
+  int64_t nvml_slow_period_ns = kNsPerS;      // NVML's longest period (1 s)
+  int64_t fine_period_ns = kMissingI64;       // missing: adaptive (step/16, 1..10 ms)
+  size_t max_bins = 200'000;                  // the fine period grows to stay under this
+};
+
+// UtilSeries: one sampled surface-utilization series.
+struct UtilSeries {
+  std::string label;   // "fine", "nvml_1/6s", "nvml_1s", "step", "counter"
+  std::string source;  // "trace: kernel timeline", "counter: nvidia-smi", ...
+  int64_t period_ns = kMissingI64;  // effective period (mean step for "step")
+  int64_t start_ns = kMissingI64;
+  std::vector<double> util_ratio;
+  double mean_ratio = kMissingF64;
+};
+
+// Figure: one number with where it came from; value is NaN when unknown.
+struct Figure {
+  double value = kMissingF64;
+  std::string source;
+};
+
+// GapStats: idle gaps between merged kernel intervals inside the window.
+struct GapStats {
+  int64_t count = 0;
+  double p50_ns = kMissingF64;
+  double p95_ns = kMissingF64;
+  double max_ns = kMissingF64;
+  double idle_ratio = kMissingF64;           // idle share of the window
+  double long_gap_idle_share = kMissingF64;  // share of idle time in gaps >= 1 ms
+  double long_gaps_per_step = kMissingF64;
+  double long_gap_ns_per_step = kMissingF64;  // idle ns in gaps >= 1 ms, per step
+};
+
+// DeviceUtilization: everything for one device.
+struct DeviceUtilization {
+  int32_t device_id = kMissingI32;
+  int64_t window_start_ns = kMissingI64;
+  int64_t window_end_ns = kMissingI64;
+  int64_t kernel_count = 0;
+  int64_t kernel_time_ns = 0;  // summed kernel durations
+
+  Figure surface_ratio;  // busy share of the window (what GPU-Util averages to)
+  std::vector<UtilSeries> series;
+
+  Figure sm_fill_ratio;          // over the window
+  double sm_fill_coverage = kMissingF64;  // share of kernel time with a blocks/SM value
+  Figure occupancy_ratio;        // duration-weighted over kernels
+  double occupancy_coverage = kMissingF64;
+  Figure tensor_core_share;      // of kernel time
+  std::array<double, kKernelClassCount> class_share{};  // of kernel time
+  double triton_share = kMissingF64;  // of kernel time
+  double graph_share = kMissingF64;   // of kernel time (graph_id valid)
+
+  Figure counter_sm_active;
+  Figure counter_sm_occupancy;
+  Figure counter_tensor_active;
+  Figure counter_dram_active;
+  Figure counter_power_ratio;  // power / power limit
+  Figure counter_sm_clock_mhz;
+
+  Figure real_ratio;  // headline
+  double gap_pp = kMissingF64;  // (surface - real) in percentage points
+
+  GapStats gaps;
+  CurveVerdict verdict;         // from the fine series (or counters)
+  CurveVerdict nvml_verdict;    // from the NVML 1/6 s series
+  std::string aliasing_note;    // when the NVML verdict disagrees or is aliased
+};
+
+// UtilizationResult: the steps used and one entry per device with activity.
+struct UtilizationResult {
+  StepResult steps;
+  std::vector<DeviceUtilization> devices;
+};
+
+// AnalyzeUtilization: see the file comment.
+UtilizationResult AnalyzeUtilization(const model::Trace& trace,
+                                     const UtilizationOptions& options = {});
+
+// CounterSourceLabel: "counter: <source>" for a series' source string
+// ("nsys GPU_METRICS", "DCGM", "NVML GPM", ...).
+std::string CounterSourceLabel(const model::Trace& trace, const model::CounterSeries& s);
+
+}  // namespace gpuwhy::analysis
