@@ -11,9 +11,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD_DIR:-$ROOT/build-fuzz}"
 JOBS="${JOBS:-2}"
 
+mkdir -p "$BUILD"
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGPUWHY_FUZZ=ON \
-  -DGPUWHY_DEV_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD.configure.log" 2>&1 ||
-  { cat "$BUILD.configure.log"; exit 1; }
+  -DGPUWHY_DEV_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD/configure.log" 2>&1 ||
+  { cat "$BUILD/configure.log"; exit 1; }
 
 mapfile -t SOURCES < <(find "$ROOT/fuzz" -mindepth 2 -maxdepth 2 -name '*_fuzzer.cc' | sort)
 if [ "${#SOURCES[@]}" -eq 0 ]; then echo "no fuzzers found"; exit 1; fi
