@@ -1,0 +1,121 @@
+// Recording reader: decodes a gpuwhy recording (docs/recording-format.md) into
+// plain structs. The writer is record/format/recording_writer; the import
+// layer may not include record/, so the wire constants are mirrored here and
+// tests/record keeps the two in step with writer -> reader round trips.
+//
+// Contract: ReadRecording() returns every frame before the first torn one. A
+// torn tail (a frame cut short by EOF, a bad CRC on the very last frame, or a
+// zero-filled tail) is not an error: `torn_tail` is set with its byte offset.
+// A bad frame followed by more data, a wrong magic, or an unknown major
+// version is one Status naming the path and the byte offset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/input_stream.h"
+#include "base/status.h"
+#include "base/units.h"
+
+namespace gpuwhy::import {
+
+inline constexpr char kRecordingMagic[8] = {'\x89', 'G', 'W', 'R', 'E', 'C', '\r', '\n'};
+inline constexpr uint16_t kRecordingVersionMajor = 1;
+inline constexpr size_t kRecordingHeaderBytes = 16;
+inline constexpr size_t kFrameHeaderBytes = 12;
+inline constexpr uint32_t kMaxFrameBytes = 64u << 20;
+
+// Frame types and event kinds (values fixed by the format).
+enum class RecFrame : uint16_t {
+  kRun = 1, kDevice = 2, kSeries = 3, kSamples = 4, kProcesses = 5, kEvent = 6, kEnd = 7,
+};
+enum class RecEventKind : uint16_t {
+  kCommandStarted = 1, kCommandExited = 2, kDeviceLost = 3, kNote = 4, kDeviceUsed = 5,
+};
+
+struct RecRun {
+  int64_t start_wall_ns = kMissingI64;
+  int64_t interval_ns = kMissingI64;
+  int32_t gpuwhy_pid = kMissingI32;
+  int32_t rank = kMissingI32;
+  int32_t local_rank = kMissingI32;
+  int32_t world_size = kMissingI32;
+  std::string hostname, gpuwhy_version, driver_version, nvml_version, nvml_status, cwd;
+  std::vector<std::string> argv;
+};
+
+struct RecDevice {
+  int32_t index = kMissingI32;
+  std::string name, uuid;
+  int32_t cc_major = kMissingI32, cc_minor = kMissingI32, architecture = kMissingI32;
+  int32_t sm_count = kMissingI32;
+  int64_t total_memory_bytes = kMissingI64;
+  int64_t power_limit_mw = kMissingI64;
+  int32_t max_sm_clock_mhz = kMissingI32, max_mem_clock_mhz = kMissingI32;
+  int32_t memory_bus_width_bits = kMissingI32, compute_mode = kMissingI32, mig_mode = kMissingI32;
+  bool gpm_supported = false;
+  int64_t util_sample_period_ns = kMissingI64;
+  std::vector<std::pair<uint16_t, int32_t>> unsupported;  // (CounterKind, status)
+};
+
+struct RecSeries {
+  uint16_t id = 0;
+  int32_t device = kMissingI32;
+  uint16_t kind = 0;  // model::CounterKind
+  uint8_t unit = 0;   // model::CounterUnit
+  uint8_t source_code = 0;
+  int64_t period_ns = kMissingI64;
+  std::string name, source;
+  std::vector<int64_t> ts_ns;
+  std::vector<double> value;   // NaN where status != 0
+  std::vector<int32_t> status;
+};
+
+struct RecProcess {
+  int32_t pid = kMissingI32;
+  int64_t used_memory_bytes = kMissingI64;
+  double sm_util_ratio = kMissingF64, mem_util_ratio = kMissingF64;
+  bool is_mps_client = false, in_target = false;
+  std::string name, user;
+};
+struct RecProcessList {
+  int32_t device = kMissingI32;
+  int64_t ts_ns = kMissingI64;
+  int32_t status = 0;
+  std::vector<RecProcess> processes;
+};
+
+struct RecEvent {
+  int64_t ts_ns = kMissingI64;
+  uint16_t kind = 0;
+  int32_t device = kMissingI32;
+  int64_t code = kMissingI64;
+  std::string text;
+};
+
+struct Recording {
+  uint16_t version_major = 0, version_minor = 0;
+  bool has_run = false;
+  RecRun run;
+  std::vector<RecDevice> devices;
+  std::vector<RecSeries> series;  // index == series id
+  std::vector<RecProcessList> process_lists;
+  std::vector<RecEvent> events;
+  bool has_end = false;
+  int64_t end_ts_ns = kMissingI64;
+  int32_t exit_code = kMissingI32;
+  uint64_t frames = 0;
+  uint64_t unknown_frames = 0;
+  uint64_t bad_samples = 0;  // samples naming an undeclared series (dropped)
+  bool torn_tail = false;
+  uint64_t torn_offset = 0;
+};
+
+// LooksLikeRecording: true when `prefix` starts with the recording magic.
+bool LooksLikeRecording(std::string_view prefix);
+
+// ReadRecording: decode the whole stream (see the contract above).
+Result<Recording> ReadRecording(InputStream& in);
+
+}  // namespace gpuwhy::import

@@ -1,0 +1,104 @@
+// RecordingWriter: writes the gpuwhy recording format (docs/recording-format.md).
+//
+// Lifecycle: Create() opens the file and writes the 16-byte header; then
+// WriteRun() once, WriteDevices() once, WriteSnapshot() per sampler tick and
+// WriteEvent() as things happen; Flush() hands buffered frames to the kernel
+// (one write(2)); Close() writes the end record and closes. Every frame is
+// length-prefixed and CRC-checked, so after a SIGKILL the file is readable up
+// to the last Flush(); the caller flushes at least once a second.
+// The reader lives in import/recording (the import layer may not include
+// record/); the wire constants below are mirrored there and kept in step by
+// tests/record (writer -> importer round trips).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/status.h"
+#include "record/snapshot.h"
+
+namespace gpuwhy::record {
+
+// Wire constants (mirrored in import/recording/recording_reader.h).
+inline constexpr char kRecordingMagic[8] = {'\x89', 'G', 'W', 'R', 'E', 'C', '\r', '\n'};
+inline constexpr uint16_t kRecordingVersionMajor = 1;
+inline constexpr uint16_t kRecordingVersionMinor = 0;
+enum class FrameType : uint16_t {
+  kRun = 1, kDevice = 2, kSeries = 3, kSamples = 4, kProcesses = 5, kEvent = 6, kEnd = 7,
+};
+enum class EventKind : uint16_t {
+  kCommandStarted = 1,  // code = child pid
+  kCommandExited = 2,   // code = exit code (128+signal when killed)
+  kDeviceLost = 3,      // device = index, text = NVML's reason
+  kNote = 4,            // text = a message for the report ("nothing was sampled: ...")
+  kDeviceUsed = 5,      // device = index first seen running the command's processes
+};
+
+// RunInfo: the run's identity (first frame after the header).
+struct RunInfo {
+  int64_t start_wall_ns = kMissingI64;
+  int64_t interval_ns = kMissingI64;
+  int32_t gpuwhy_pid = kMissingI32;
+  int32_t rank = kMissingI32;
+  int32_t local_rank = kMissingI32;
+  int32_t world_size = kMissingI32;
+  std::string hostname;
+  std::string gpuwhy_version;
+  std::string driver_version;
+  std::string nvml_version;
+  std::string nvml_status;  // empty when NVML loaded; else why nothing is sampled
+  std::string cwd;
+  std::vector<std::string> argv;  // the recorded command
+};
+
+class RecordingWriter {
+ public:
+  ~RecordingWriter();
+  RecordingWriter(const RecordingWriter&) = delete;
+  RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+  // Create: create/truncate `path` and write the header. `interval_ns` and
+  // `slow_period_ns` become the period_ns of polled series.
+  static Result<std::unique_ptr<RecordingWriter>> Create(const std::string& path,
+                                                         int64_t interval_ns,
+                                                         int64_t slow_period_ns);
+
+  void WriteRun(const RunInfo& run);
+  void WriteDevices(const SystemInfo& system);
+  // WriteSnapshot: new readings (each series' value only when its time moved),
+  // driver-buffer samples, process lists when read, and device-lost events.
+  void WriteSnapshot(const Snapshot& snap);
+  void WriteEvent(int64_t ts_ns, EventKind kind, int32_t device, int64_t code,
+                  const std::string& text);
+  // Flush: write buffered frames to the file (write(2), no fsync).
+  Status Flush();
+  // Close: write the end record, flush and close. Idempotent.
+  Status Close(int64_t ts_ns, int32_t exit_code);
+
+  const std::string& path() const { return path_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+  uint64_t samples_written() const { return samples_written_; }
+
+ private:
+  RecordingWriter() = default;
+  uint16_t SeriesId(int32_t device, Metric m, Source src);
+  void Frame(FrameType type, const std::string& payload);
+
+  int fd_ = -1;
+  std::string path_;
+  std::string buf_;
+  int64_t interval_ns_ = kMissingI64;
+  int64_t slow_period_ns_ = kMissingI64;
+  std::map<std::tuple<int32_t, uint8_t, uint8_t>, uint16_t> series_;
+  std::vector<int64_t> last_ts_;  // by series id
+  std::map<int32_t, int64_t> util_period_ns_;  // device -> driver sample period
+  uint64_t bytes_written_ = 0;
+  uint64_t samples_written_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace gpuwhy::record

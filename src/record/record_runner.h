@@ -1,0 +1,53 @@
+// Record runner: run a command and sample the GPUs while it runs.
+//
+// Lifecycle of RunAndRecord(): load NVML (a missing driver is not an error:
+// the command still runs and the recording says why nothing was sampled),
+// create the recording, fork/exec the command, then sample at the interval
+// until it exits. SIGINT/SIGTERM/SIGHUP sent to gpuwhy are forwarded to the
+// command (a terminal's Ctrl-C already reaches it through the process group,
+// so kernel-generated signals are not sent twice). The recording is flushed
+// every tick (at least once a second), so a SIGKILL of gpuwhy loses at most
+// the last tick. Returns the command's exit code (128+N when killed by signal
+// N; 127 when it could not be started).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/units.h"
+
+namespace gpuwhy::record {
+
+struct RecordOptions {
+  std::vector<std::string> argv;   // the command and its arguments (non-empty)
+  std::string output_path;         // empty: DefaultRecordingName()
+  int64_t interval_ns = 100 * kNsPerMs;
+  std::string gpuwhy_version;
+};
+
+struct RecordResult {
+  int exit_code = 0;
+  std::string output_path;
+  bool sampled = false;          // at least one device was sampled
+  std::string nvml_status;       // why nothing was sampled (empty when sampled)
+  int32_t device_count = 0;
+  uint64_t samples = 0;          // sample values written
+  uint64_t ticks = 0;
+};
+
+// RankFromEnv: RANK, else SLURM_PROCID, else LOCAL_RANK; missing when none.
+int32_t RankFromEnv();
+
+// DefaultRecordingName: "gpuwhy-<host>-<pid>[.rank<R>].gwrec".
+std::string DefaultRecordingName(const std::string& host, int32_t pid, int32_t rank);
+
+// RunAndRecord: see the file comment. Progress and warnings go to `err`.
+// Fails (Status) only when the recording cannot be created or written; a
+// command that fails to start gives exit_code 127 and a message on `err`.
+Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& err);
+
+}  // namespace gpuwhy::record
