@@ -93,6 +93,9 @@ TEST_F(BadInput, MissingEmptyDirectoryUnreadable) {
   ExpectError(missing, "no such file");
   ExpectError(Write("empty.json", ""), "empty file");
   ExpectError(dir_.string(), "is a directory");
+}
+
+TEST_F(BadInput, UnreadableFile) {
   std::string unreadable = Write("unreadable.json", ValidTrace(2));
   ::chmod(unreadable.c_str(), 0);
   if (::access(unreadable.c_str(), R_OK) == 0) {

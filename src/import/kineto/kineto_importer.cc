@@ -13,7 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 #include <fmt/format.h>
 
 namespace gpuwhy::import {
@@ -39,6 +41,25 @@ inline bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsNumChar(char c) {
   return IsDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+// FindQuoteOrBackslash: the first '"' or '\\' in [q, end), or a pointer >= end.
+// With SSE2 it tests 16 bytes at a time: the chunk buffer's padding (kPad)
+// makes reads up to 15 bytes past `end` safe, and hits past it are ignored.
+inline const char* FindQuoteOrBackslash(const char* q, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; q < end; q += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+    if (m != 0) return q + __builtin_ctz(static_cast<unsigned>(m));
+  }
+  return q;
+#else
+  while (q < end && *q != '"' && *q != '\\') ++q;
+  return q;
+#endif
 }
 
 // SkipWs: advance past whitespace; false when the buffer ended.
@@ -156,20 +177,7 @@ class Lexer {
     if (s > end) return Lex::kMore;
     // Find the first '"' or '\\' 16 bytes at a time; the buffer's zero padding
     // (kPad) makes reads up to 15 bytes past `end` safe, hits past it are ignored.
-    const char* q0 = s;
-    const __m128i kQuote = _mm_set1_epi8('"');
-    const __m128i kBackslash = _mm_set1_epi8('\\');
-    for (;;) {
-      if (q0 >= end) return Lex::kMore;
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q0));
-      int m = _mm_movemask_epi8(
-          _mm_or_si128(_mm_cmpeq_epi8(v, kQuote), _mm_cmpeq_epi8(v, kBackslash)));
-      if (m != 0) {
-        q0 += __builtin_ctz(static_cast<unsigned>(m));
-        break;
-      }
-      q0 += 16;
-    }
+    const char* q0 = FindQuoteOrBackslash(s, end);
     if (q0 >= end) return Lex::kMore;
     const char* quote = *q0 == '"' ? q0 : nullptr;
     const char* bs = quote == nullptr ? q0 : nullptr;
@@ -238,18 +246,8 @@ class Lexer {
   // SkipString: p at '"'; move past the closing quote without decoding.
   static Lex SkipString(const char*& p, const char* end) {
     const char* q = p + 1;
-    const __m128i kQuote = _mm_set1_epi8('"');
-    const __m128i kBackslash = _mm_set1_epi8('\\');
     for (;;) {
-      if (q >= end) return Lex::kMore;
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      int m = _mm_movemask_epi8(
-          _mm_or_si128(_mm_cmpeq_epi8(v, kQuote), _mm_cmpeq_epi8(v, kBackslash)));
-      if (m == 0) {
-        q += 16;
-        continue;
-      }
-      q += __builtin_ctz(static_cast<unsigned>(m));
+      q = FindQuoteOrBackslash(q, end);
       if (q >= end) return Lex::kMore;
       if (*q == '"') {
         p = q + 1;
