@@ -1,0 +1,82 @@
+#include "analysis/detectors/contention_detector.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace gpuwhy::analysis::detectors {
+
+std::vector<Finding> DetectContention(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  const model::GpuProcessTable& p = t.gpu_processes;
+  if (p.empty()) return out;
+  std::set<int32_t> own;
+  for (const model::Process& pr : t.processes) own.insert(pr.pid);
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p.is_profiled[i]) own.insert(p.pid[i]);
+  auto [lo, hi] = t.TimeExtent();
+  struct Other {
+    std::string name;
+    int64_t mem = kMissingI64;
+    bool mps = false;
+  };
+  std::map<int32_t, std::map<int32_t, Other>> by_dev;  // device → pid → info
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p.is_profiled[i] || own.count(p.pid[i]) > 0) continue;
+    if (IsValid(lo) && IsValid(p.last_seen_ns[i]) && p.last_seen_ns[i] < lo) continue;
+    if (IsValid(hi) && IsValid(p.first_seen_ns[i]) && p.first_seen_ns[i] > hi) continue;
+    Other& o = by_dev[p.device_id[i]][p.pid[i]];
+    o.name = std::string(t.Str(p.name[i]));
+    o.mps = o.name.find("nvidia-cuda-mps") != std::string::npos;
+    if (IsValid(p.used_memory_bytes[i]))
+      o.mem = IsValid(o.mem) ? std::max(o.mem, p.used_memory_bytes[i]) : p.used_memory_bytes[i];
+  }
+  for (const auto& [dev, others] : by_dev) {
+    Finding f;
+    f.id = "contention.other_processes";
+    f.category = Category::kContention;
+    f.rank = in.rank;
+    f.device_id = dev;
+    f.title = "Other processes share the GPU";
+    f.severity = Severity::kHigh;
+    int64_t mem = 0;
+    bool mps = false;
+    for (const auto& [pid, o] : others) {
+      if (IsValid(o.mem)) mem += o.mem;
+      mps = mps || o.mps;
+      Example ex;
+      ex.what = o.name.empty() ? "pid " + std::to_string(pid) : o.name + " (pid " + std::to_string(pid) + ")";
+      ex.device_id = dev;
+      ex.rank = in.rank;
+      if (IsValid(o.mem)) ex.detail = std::to_string(o.mem / (1 << 20)) + " MiB";
+      if (f.examples.size() < 5) f.examples.push_back(std::move(ex));
+    }
+    const model::Device* d = t.FindDevice(dev);
+    double mem_ratio = d != nullptr && IsValid(d->total_memory_bytes) && d->total_memory_bytes > 0
+                           ? static_cast<double>(mem) / static_cast<double>(d->total_memory_bytes)
+                           : kMissingF64;
+    f.summary = std::to_string(others.size()) + " other process(es) used GPU " + std::to_string(dev) +
+                " during the trace, holding " + std::to_string(mem / (1 << 20)) + " MiB" +
+                (mps ? " (MPS server present)." : ".");
+    AddMetric(f, "other_processes", static_cast<double>(others.size()), "count", "other processes");
+    AddMetric(f, "other_memory_bytes", static_cast<double>(mem), "bytes", "memory held by others");
+    AddMetric(f, "other_memory_ratio", mem_ratio, "ratio", "share of device memory held by others");
+    if (mps) f.notes.push_back("An MPS server is running: processes share SMs concurrently.");
+    f.recommendations.push_back(
+        {FixKind::kIsolation,
+         "Run on a dedicated GPU (CUDA_VISIBLE_DEVICES / scheduler exclusivity) or a MIG slice; "
+         "time-slicing shares every SM with the neighbours."});
+    f.recommendations.push_back(
+        {FixKind::kIsolation,
+         "Cap memory per process (torch.cuda.set_per_process_memory_fraction, MIG/MPS limits) so "
+         "neighbours cannot push you into OOM or allocator retries."});
+    f.caveats.push_back(
+        "A single process's trace cannot measure how much GPU time the others took; compare step "
+        "times with and without them.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,30 @@
+#include "analysis/detectors/detector_registry.h"
+
+#include <array>
+
+#include "analysis/detectors/contention_detector.h"
+#include "analysis/detectors/data_loading_detector.h"
+#include "analysis/detectors/fragmentation_detector.h"
+#include "analysis/detectors/kernel_efficiency_detector.h"
+#include "analysis/detectors/multi_gpu_detector.h"
+#include "analysis/detectors/sync_detector.h"
+
+namespace gpuwhy::analysis::detectors {
+
+namespace {
+
+constexpr std::array<DetectorEntry, 7> kDetectors = {{
+    {"sync", "host-blocking syncs and the GPU idle after them", &DetectSyncs},
+    {"data_loading", "DataLoader stalls and host-to-device copies", &DetectDataLoading},
+    {"launch_bound", "tiny kernels, launch overhead, queue-empty gaps", &DetectFragmentation},
+    {"kernel_efficiency", "tensor cores, memory-bound kernels, throttling", &DetectKernelEfficiency},
+    {"recompilation", "new kernels / module loads / recompiles after warm-up", &DetectRecompilation},
+    {"contention", "other processes on the GPU", &DetectContention},
+    {"communication", "collective time and its overlap with compute", &DetectCommunication},
+}};
+
+}  // namespace
+
+std::span<const DetectorEntry> DetectorRegistry() { return kDetectors; }
+
+}  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,297 @@
+#include "analysis/detectors/diagnosis.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/detectors/detector_registry.h"
+#include "analysis/detectors/kernel_names.h"
+#include "analysis/detectors/multi_gpu_detector.h"
+#include "analysis/detectors/timeline.h"
+#include "analysis/utilization/utilization.h"
+
+namespace gpuwhy::analysis::detectors {
+
+std::string_view ToString(Scenario s) {
+  switch (s) {
+    case Scenario::kProd: return "prod";
+    case Scenario::kShared: return "shared";
+    case Scenario::kMulti: return "multi";
+    case Scenario::kDev: break;
+  }
+  return "dev";
+}
+
+std::optional<Scenario> ParseScenario(std::string_view s) {
+  if (s == "dev") return Scenario::kDev;
+  if (s == "prod") return Scenario::kProd;
+  if (s == "shared") return Scenario::kShared;
+  if (s == "multi") return Scenario::kMulti;
+  return std::nullopt;
+}
+
+namespace {
+
+// kProdStepNs: steps this long suggest a large model (prod-style tuning).
+constexpr int64_t kProdStepNs = 1 * kNsPerS;
+
+// ScenarioWeight: how much a scenario prefers a kind of fix (multiplies time lost).
+double ScenarioWeight(Scenario s, FixKind k) {
+  switch (s) {
+    case Scenario::kDev:
+      if (k == FixKind::kBiggerBatch || k == FixKind::kFewerSyncs ||
+          k == FixKind::kDataLoaderWorkers || k == FixKind::kPinMemory)
+        return 2.0;
+      break;
+    case Scenario::kProd:
+      if (k == FixKind::kFusion || k == FixKind::kMixedPrecision || k == FixKind::kKernelTuning ||
+          k == FixKind::kCudaGraphs)
+        return 2.0;
+      break;
+    case Scenario::kShared:
+      if (k == FixKind::kIsolation) return 4.0;
+      break;
+    case Scenario::kMulti:
+      if (k == FixKind::kCommOverlap || k == FixKind::kLoadBalance) return 2.0;
+      break;
+  }
+  return 1.0;
+}
+
+double RankKey(const Finding& f) {
+  return IsValid(f.lost_step_ratio) ? f.lost_step_ratio : -1.0;
+}
+
+std::string_view BottleneckOf(const Finding& f) {
+  switch (f.category) {
+    case Category::kSync: return "host: synchronization";
+    case Category::kDataLoading:
+      return f.id == "data_loading.h2d_copies" ? "host: host-to-device copies" : "host: data loading";
+    case Category::kLaunchBound: return "host: kernel launches (fragmented work)";
+    case Category::kKernelEfficiency:
+      if (f.id == "kernel_efficiency.memory_bound") return "GPU: memory bandwidth";
+      if (f.id == "kernel_efficiency.compute_bound") return "GPU: compute";
+      if (f.id == "kernel_efficiency.throttling") return "GPU: clocks throttled";
+      return "GPU: kernel efficiency (no tensor cores)";
+    case Category::kRecompilation: return "host: recompilation";
+    case Category::kContention: return "contention: other processes";
+    case Category::kCommunication: return "communication";
+    case Category::kImbalance: return "load imbalance across ranks";
+    case Category::kIdle: break;
+  }
+  return "idle";
+}
+
+double MetricOf(const Finding& f, std::string_view name) {
+  for (const Metric& m : f.evidence)
+    if (m.name == name) return m.value;
+  return kMissingF64;
+}
+
+// CausePhrase: the clause after "waiting for the host:" for the top finding.
+std::string CausePhrase(const Finding& f) {
+  if (f.id == "data_loading.dataloader")
+    return "DataLoader takes " + FormatPct(MetricOf(f, "dataloader_step_ratio")) + " of the step";
+  if (f.id == "sync.host_sync")
+    return std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls_per_step") + 0.5)) +
+           " blocking syncs per step leave it idle " + FormatPct(f.lost_step_ratio);
+  if (f.id == "launch_bound.fragmented")
+    return "it is launch-bound, " + FormatPct(MetricOf(f, "kernel_under_10us_ratio")) +
+           " of kernels run under 10 us";
+  if (f.id == "data_loading.h2d_copies")
+    return "host-to-device copies run exposed " + FormatPct(f.lost_step_ratio) + " of the step";
+  if (f.id == "communication.exposed")
+    return "exposed communication takes " + FormatPct(f.lost_step_ratio) + " of the step";
+  return f.title;
+}
+
+}  // namespace
+
+Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const DiagnosisOptions& options) {
+  Diagnosis dx;
+  dx.rank_count = static_cast<int32_t>(traces.size());
+  std::vector<Timeline> timelines;
+  timelines.reserve(traces.size());
+  for (const model::Trace* t : traces) timelines.push_back(BuildTimeline(*t));
+
+  std::vector<Finding> all;
+  bool any_comm = false, any_world = false, any_contention = false;
+  int64_t longest_step = 0;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const model::Trace& t = *traces[i];
+    int32_t rank = IsValid(t.rank.rank) ? t.rank.rank
+                                        : (traces.size() > 1 ? static_cast<int32_t>(i) : kMissingI32);
+    DetectorInput in{t, timelines[i], rank};
+    for (const DetectorEntry& e : DetectorRegistry()) {
+      std::vector<Finding> got = e.fn(in);
+      for (Finding& f : got) {
+        any_comm = any_comm || f.category == Category::kCommunication;
+        any_contention = any_contention || f.category == Category::kContention;
+        all.push_back(std::move(f));
+      }
+    }
+    any_world = any_world || (IsValid(t.rank.world_size) && t.rank.world_size > 1);
+    for (const DeviceTimeline& d : timelines[i].devices)
+      if (d.steps_from_markers) longest_step = std::max(longest_step, MeanStepNs(d));
+  }
+  if (traces.size() >= 2) {
+    std::vector<RankInput> ranks;
+    for (size_t i = 0; i < traces.size(); ++i) {
+      int32_t rank = IsValid(traces[i]->rank.rank) ? traces[i]->rank.rank : static_cast<int32_t>(i);
+      ranks.push_back({traces[i], &timelines[i], rank, 0});
+    }
+    AlignRanks(ranks);
+    for (Finding& f : DetectCrossRank(ranks)) all.push_back(std::move(f));
+  }
+
+  // With several ranks, keep each per-rank finding id once: the worst rank's,
+  // and say how many ranks share it.
+  if (traces.size() >= 2) {
+    std::map<std::string, std::vector<Finding>> by_id;
+    for (Finding& f : all) by_id[f.id].push_back(std::move(f));
+    all.clear();
+    for (auto& [id, v] : by_id) {
+      std::sort(v.begin(), v.end(), [](const Finding& a, const Finding& b) { return RankKey(a) > RankKey(b); });
+      Finding best = std::move(v.front());
+      if (v.size() > 1) {
+        double sum = 0;
+        int64_t n = 0;
+        for (const Finding& f : v)
+          if (IsValid(f.lost_step_ratio)) { sum += f.lost_step_ratio; ++n; }
+        if (IsValid(best.lost_step_ratio) && n > 0)
+          best.notes.push_back("seen on " + std::to_string(v.size()) + " ranks; worst rank " +
+                               std::to_string(best.rank) + " (" + FormatPct(best.lost_step_ratio) +
+                               "), mean " + FormatPct(sum / static_cast<double>(n)));
+        else
+          best.notes.push_back("seen on " + std::to_string(v.size()) + " ranks");
+      }
+      all.push_back(std::move(best));
+    }
+  }
+
+  std::stable_sort(all.begin(), all.end(), [](const Finding& a, const Finding& b) {
+    double ka = RankKey(a), kb = RankKey(b);
+    if (ka != kb) return ka > kb;
+    return a.severity > b.severity;
+  });
+  dx.findings = std::move(all);
+
+  // Scenario.
+  if (options.scenario) {
+    dx.scenario = *options.scenario;
+    dx.scenario_inferred = false;
+    dx.scenario_reason = "given with --scenario";
+  } else if (traces.size() > 1 || any_world || any_comm) {
+    dx.scenario = Scenario::kMulti;
+    dx.scenario_reason = traces.size() > 1 ? std::to_string(traces.size()) + " ranks analyzed together"
+                         : any_world ? "the trace is one rank of a distributed job"
+                                     : "communication kernels present";
+  } else if (any_contention) {
+    dx.scenario = Scenario::kShared;
+    dx.scenario_reason = "other processes use the GPU";
+  } else if (longest_step >= kProdStepNs) {
+    dx.scenario = Scenario::kProd;
+    dx.scenario_reason = "long steps (" + FormatMs(longest_step) + ") suggest a large model";
+  } else {
+    dx.scenario = Scenario::kDev;
+    dx.scenario_reason = "single GPU, short steps";
+  }
+
+  // Curve shape and headline numbers from the first trace's primary device.
+  const DeviceTimeline* pd = timelines.empty() ? nullptr : timelines[0].Primary();
+  if (!options.curve_shapes.empty()) {
+    dx.curve_shape = options.curve_shapes[0];
+    dx.curve_reason = "from the utilization analysis";
+  } else if (!traces.empty()) {
+    UtilizationResult u = AnalyzeUtilization(*traces[0]);
+    const DeviceUtilization* best = nullptr;
+    for (const DeviceUtilization& du : u.devices)
+      if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
+    if (best != nullptr) {
+      dx.curve_shape = ToString(best->verdict.curve_class);
+      dx.curve_reason = best->verdict.reason;
+    }
+  }
+  if (dx.curve_shape.empty()) dx.curve_shape = "INSUFFICIENT_DATA";
+
+  if (pd != nullptr && pd->steps_total_ns > 0) {
+    dx.per_step_basis = pd->steps_from_markers;
+    dx.step_count = static_cast<int32_t>(pd->steps.size());
+    dx.idle_step_ratio = static_cast<double>(pd->idle_ns) / static_cast<double>(pd->steps_total_ns);
+    int64_t host = pd->idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] +
+                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kSync)] +
+                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
+    if (pd->idle_ns > 0)
+      dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
+  }
+
+  // Bottleneck and top line.
+  const Finding* top = dx.findings.empty() ? nullptr : &dx.findings.front();
+  bool top_matters = top != nullptr && IsValid(top->lost_step_ratio) && top->lost_step_ratio >= 0.05;
+  std::string each = dx.per_step_basis ? "each step" : "the profiled span";
+  std::string step = dx.per_step_basis ? "the step" : "the span";
+  if (pd == nullptr) {
+    dx.bottleneck = "idle";
+    dx.top_line = "No GPU activity in the trace: nothing ran on the GPU while it was profiled.";
+  } else if (top_matters) {
+    dx.bottleneck = std::string(BottleneckOf(*top));
+    bool host_side = top->category == Category::kSync || top->category == Category::kDataLoading ||
+                     top->category == Category::kLaunchBound;
+    if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10 && host_side) {
+      dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; " +
+                    FormatPct(dx.host_wait_idle_ratio) + " of that idle is waiting for the host: " +
+                    CausePhrase(*top) + ".";
+    } else if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10) {
+      dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; biggest cause: " +
+                    top->summary;
+    } else {
+      dx.top_line = "GPU busy " + FormatPct(1.0 - dx.idle_step_ratio) + " of " + each +
+                    ", but " + top->summary;
+    }
+  } else {
+    const Finding* cb = nullptr;
+    for (const Finding& f : dx.findings)
+      if (f.id == "kernel_efficiency.compute_bound") cb = &f;
+    double busy = IsValid(dx.idle_step_ratio) ? 1.0 - dx.idle_step_ratio : kMissingF64;
+    if (IsValid(busy) && busy < 0.5) {
+      dx.bottleneck = "idle";
+      dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each +
+                    " with no single dominant cause; " + FormatPct(dx.host_wait_idle_ratio) +
+                    " of the idle is waiting for the host.";
+    } else {
+      dx.bottleneck = cb != nullptr ? "GPU: compute" : "none found";
+      dx.top_line = "GPU busy " + FormatPct(busy) + " of " + each +
+                    (cb != nullptr ? " in GEMM/conv kernels: compute-bound, no host-side bottleneck; "
+                                     "gains now come from kernel efficiency."
+                                   : "; no cause costs more than 5% of " + step + ".");
+    }
+  }
+  dx.top_line = "[" + dx.curve_shape + "] " + dx.top_line;
+
+  // Fixes in scenario order.
+  for (const Finding& f : dx.findings)
+    for (const Recommendation& r : f.recommendations)
+      dx.fixes.push_back({r.kind, r.text, f.id, f.lost_step_ratio});
+  std::stable_sort(dx.fixes.begin(), dx.fixes.end(), [&](const Fix& a, const Fix& b) {
+    double ka = (IsValid(a.lost_step_ratio) ? a.lost_step_ratio : 0.001) * ScenarioWeight(dx.scenario, a.kind);
+    double kb = (IsValid(b.lost_step_ratio) ? b.lost_step_ratio : 0.001) * ScenarioWeight(dx.scenario, b.kind);
+    return ka > kb;
+  });
+
+  // Run-wide caveats.
+  dx.caveats.push_back(
+      "Times lost are upper bounds (what each fix could save at most) and overlap: do not add them.");
+  bool counters = false;
+  for (const model::Trace* t : traces) counters = counters || !t->counters.empty();
+  if (!counters)
+    dx.caveats.push_back(
+        "No hardware counters in this trace: SM/tensor/DRAM activity is inferred from kernel names "
+        "and timing. Counters (DCGM, GPM, nsys GPU metrics) need driver support.");
+  if (dx.scenario == Scenario::kProd)
+    dx.caveats.push_back(
+        "Do not run full trace collection at production peak; sample with `gpuwhy record` instead.");
+  if (!dx.per_step_basis)
+    dx.caveats.push_back("No step markers: per-step figures are for the whole profiled span.");
+  return dx;
+}
+
+}  // namespace gpuwhy::analysis::detectors

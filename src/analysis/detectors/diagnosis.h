@@ -1,0 +1,69 @@
+// Diagnosis: the ranked answer to "why is my GPU not doing real work".
+//
+// Order of reasoning: curve shape first (the utilization engineer's class),
+// then the bottleneck type (the top finding's category), then the fixes,
+// ordered for the scenario (dev / prod / shared / multi).
+//
+// Contract: Diagnose() is pure. It runs every registered detector on every
+// trace, the cross-rank detector when there are >= 2 traces, ranks the
+// findings by time lost (upper bounds; findings without an estimate come after,
+// by severity), and writes a one-sentence top line with numbers. Findings'
+// times overlap (one idle gap can matter to several fixes): never add them up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/detectors/finding.h"
+#include "model/trace.h"
+
+namespace gpuwhy::analysis::detectors {
+
+// Scenario: who is asking, which changes the order of fixes.
+enum class Scenario : uint8_t { kDev = 0, kProd = 1, kShared = 2, kMulti = 3 };
+std::string_view ToString(Scenario s);
+// ParseScenario: "dev" | "prod" | "shared" | "multi", else nullopt.
+std::optional<Scenario> ParseScenario(std::string_view s);
+
+// DiagnosisOptions: knobs of Diagnose().
+struct DiagnosisOptions {
+  std::optional<Scenario> scenario;  // nullopt: inferred
+  // curve_shapes[i]: the curve class of trace i ("JUMPS", ...), when the caller
+  // already has it; empty: Diagnose() computes it with AnalyzeUtilization().
+  std::vector<std::string> curve_shapes;
+};
+
+// Fix: one recommendation, in scenario order, with the finding it comes from.
+struct Fix {
+  FixKind kind = FixKind::kKernelTuning;
+  std::string text;
+  std::string finding_id;
+  double lost_step_ratio = kMissingF64;  // of that finding (upper bound)
+};
+
+// Diagnosis: the result.
+struct Diagnosis {
+  std::string top_line;              // one sentence answering "why", with numbers
+  Scenario scenario = Scenario::kDev;
+  bool scenario_inferred = true;
+  std::string scenario_reason;       // why this scenario
+  std::string curve_shape;           // JUMPS / WOBBLE / PINNED_HIGH / HEALTHY / IDLE / INSUFFICIENT_DATA
+  std::string curve_reason;
+  std::string bottleneck;            // e.g. "host: data loading"
+  double idle_step_ratio = kMissingF64;       // primary trace/device
+  double host_wait_idle_ratio = kMissingF64;  // share of that idle waiting on the host
+  bool per_step_basis = true;        // false: no step markers, figures are of the span
+  int32_t step_count = kMissingI32;
+  int32_t rank_count = 0;
+  std::vector<Finding> findings;     // ranked, most time lost first
+  std::vector<Fix> fixes;            // scenario order
+  std::vector<std::string> caveats;  // run-wide caveats
+};
+
+// Diagnose: see the file comment. `traces` are one job's ranks (or one trace).
+Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const DiagnosisOptions& options);
+
+}  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,139 @@
+#include "analysis/detectors/fragmentation_detector.h"
+
+#include <algorithm>
+#include <string>
+
+#include "analysis/detectors/kernel_names.h"
+
+namespace gpuwhy::analysis::detectors {
+
+std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  const model::KernelTable& k = t.kernels;
+  const model::ApiTable& api = t.api_calls;
+  for (const DeviceTimeline& d : in.timeline.devices) {
+    std::vector<int64_t> durs;
+    int64_t graph_kernels = 0, triton_kernels = 0;
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
+      if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
+      durs.push_back(k.end_ns[i] - k.start_ns[i]);
+      if (IsValid(k.graph_id[i]) && k.graph_id[i] != 0) ++graph_kernels;
+      if (IsTritonKernel(t.Str(k.name[i]))) ++triton_kernels;
+    }
+    if (durs.empty()) continue;
+    int64_t graph_launches = 0;
+    for (size_t i = 0; i < api.size(); ++i)
+      if (IsGraphLaunchApi(t.Str(api.name[i]), api.kind[i], api.cbid[i]) &&
+          Timeline::StepIndexAt(d, api.start_ns[i]) >= 0)
+        ++graph_launches;
+    double n = static_cast<double>(durs.size());
+    auto share_under = [&](int64_t thr) {
+      return static_cast<double>(std::count_if(durs.begin(), durs.end(),
+                                               [&](int64_t x) { return x < thr; })) / n;
+    };
+    double u10 = share_under(10 * kNsPerUs), u20 = share_under(20 * kNsPerUs),
+           u50 = share_under(50 * kNsPerUs);
+    std::vector<int64_t> sorted = durs;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    int64_t median = sorted[sorted.size() / 2];
+    int64_t host = d.idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
+    int64_t kwait = d.idle_by_cause[static_cast<size_t>(IdleCause::kKernelWait)];
+    Finding f;
+    f.id = "launch_bound.fragmented";
+    f.category = Category::kLaunchBound;
+    f.rank = in.rank;
+    f.title = "Launch-bound: many small kernels, GPU waits for launches";
+    SetLoss(f, d, host + kwait);
+    bool fragmented = u10 >= 0.5;
+    if (!(IsValid(f.lost_step_ratio) && f.lost_step_ratio > 0.01) && !fragmented) continue;
+    if (fragmented && f.severity < Severity::kLow) f.severity = Severity::kLow;
+    double steps = static_cast<double>(d.steps.size());
+    double step_s = NsToS(MeanStepNs(d));
+    double launch_ratio = d.kernel_ns > 0 ? static_cast<double>(d.launch_api_ns) /
+                                                static_cast<double>(d.kernel_ns)
+                                          : kMissingF64;
+    f.summary = FormatPct(u10) + " of " + std::to_string(durs.size()) +
+                " kernels run under 10 us (median " + FormatMs(median) + ", " +
+                std::to_string(static_cast<int64_t>(n / steps)) +
+                " kernels per step); the GPU waits for the host to launch work " +
+                FormatPct(f.lost_step_ratio) + " of the step.";
+    AddMetric(f, "kernels_per_step", n / steps, "count", "kernels per step");
+    AddMetric(f, "kernel_under_10us_ratio", u10, "ratio", "kernels under 10 us");
+    AddMetric(f, "kernel_under_20us_ratio", u20, "ratio", "kernels under 20 us");
+    AddMetric(f, "kernel_under_50us_ratio", u50, "ratio", "kernels under 50 us");
+    AddMetric(f, "kernel_median_ns", static_cast<double>(median), "ns", "median kernel duration");
+    AddMetric(f, "launch_rate_per_s", step_s > 0 ? n / steps / step_s : kMissingF64, "per_s",
+              "kernel launches per second");
+    AddMetric(f, "launch_api_to_kernel_time_ratio", launch_ratio, "ratio",
+              "launch API time / kernel time");
+    AddMetric(f, "host_wait_step_ratio",
+              static_cast<double>(host) / static_cast<double>(d.steps_total_ns), "ratio",
+              "GPU idle waiting for launches (HTA host_wait)");
+    AddMetric(f, "kernel_wait_step_ratio",
+              static_cast<double>(kwait) / static_cast<double>(d.steps_total_ns), "ratio",
+              "gaps under 30 us between kernels (HTA kernel_wait)");
+    AddMetric(f, "graph_kernel_ratio", static_cast<double>(graph_kernels) / n, "ratio",
+              "kernels replayed from CUDA graphs");
+    AddMetric(f, "triton_kernel_ratio", static_cast<double>(triton_kernels) / n, "ratio",
+              "Triton (torch.compile) kernels");
+    // Worst host-launch gaps.
+    std::vector<const IdleGap*> worst;
+    for (const IdleGap& g : d.gaps)
+      if (g.cause == IdleCause::kHostLaunch) worst.push_back(&g);
+    std::partial_sort(worst.begin(), worst.begin() + static_cast<long>(std::min<size_t>(3, worst.size())),
+                      worst.end(), [](const IdleGap* a, const IdleGap* b) {
+                        return a->attributed_ns > b->attributed_ns;
+                      });
+    for (size_t i = 0; i < worst.size() && i < 3; ++i) {
+      Example ex;
+      ex.what = "GPU idle waiting for a launch";
+      ex.start_ns = worst[i]->start_ns;
+      ex.dur_ns = worst[i]->attributed_ns;
+      if (d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(worst[i]->step_index)].step;
+      ex.device_id = d.device_id;
+      ex.rank = in.rank;
+      f.examples.push_back(std::move(ex));
+    }
+    bool graphs = graph_kernels > 0 && (graph_launches == 0 ||
+                                        static_cast<double>(graph_kernels) /
+                                                static_cast<double>(graph_launches) > 4.0);
+    bool triton = static_cast<double>(triton_kernels) / n > 0.2;
+    if (graphs)
+      f.notes.push_back("CUDA graphs already in use: " +
+                        FormatPct(static_cast<double>(graph_kernels) / n) +
+                        " of kernels carry a graph id" +
+                        (graph_launches > 0 ? ", " + std::to_string(graph_kernels / graph_launches) +
+                                                  " kernels per cudaGraphLaunch"
+                                            : std::string()) + ".");
+    if (triton)
+      f.notes.push_back("torch.compile/Triton already in use: " +
+                        FormatPct(static_cast<double>(triton_kernels) / n) + " of kernels are triton_*.");
+    if (!triton)
+      f.recommendations.push_back(
+          {FixKind::kFusion,
+           "Fuse small kernels: torch.compile(model) merges elementwise/normalization chains "
+           "into a few Triton kernels."});
+    if (!graphs)
+      f.recommendations.push_back(
+          {FixKind::kCudaGraphs,
+           "Replay the step as a CUDA graph (torch.compile(mode='reduce-overhead') or "
+           "torch.cuda.CUDAGraph): one launch instead of one per kernel."});
+    f.recommendations.push_back(
+        {FixKind::kBiggerBatch,
+         "Give each kernel more work: a larger batch (or micro-batch) amortizes the 5-20 us a "
+         "launch costs on the host."});
+    f.recommendations.push_back(
+        {FixKind::kHostSpeed,
+         "Cut per-op host overhead: fewer Python-level ops per step, no per-op .to()/.item()."});
+    f.caveats.push_back(
+        "Time lost is an upper bound: GPU idle while the host had not yet launched the next kernel "
+        "plus sub-30 us gaps; removing launch overhead cannot save more.");
+    f.caveats.push_back("A larger batch raises the memory peak; CUDA graphs need static shapes.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis::detectors

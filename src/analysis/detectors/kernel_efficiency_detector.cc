@@ -1,0 +1,359 @@
+#include "analysis/detectors/kernel_efficiency_detector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_set>
+
+#include "analysis/detectors/kernel_names.h"
+
+namespace gpuwhy::analysis::detectors {
+
+int32_t ComputeCapabilityMajor(const model::Trace& trace, int32_t device_id) {
+  const model::Device* dev = trace.FindDevice(device_id);
+  if (dev != nullptr && IsValid(dev->cc_major)) return dev->cc_major;
+  std::string name = dev != nullptr ? std::string(trace.Str(dev->name)) : std::string();
+  if (name.empty() && trace.devices.size() == 1) name = std::string(trace.Str(trace.devices[0].name));
+  struct Guess { const char* part; int32_t cc; };
+  static constexpr Guess kGuesses[] = {
+      {"B200", 10}, {"B100", 10}, {"GB200", 10}, {"H100", 9}, {"H200", 9}, {"H800", 9},
+      {"GH200", 9}, {"A100", 8}, {"A800", 8}, {"A10", 8}, {"A30", 8}, {"A40", 8}, {"A5000", 8},
+      {"A6000", 8}, {"RTX 30", 8}, {"RTX 40", 8}, {"L4", 8}, {"L40", 8}, {"V100", 7},
+      {"T4", 7}, {"RTX 20", 7}, {"TITAN RTX", 7}, {"TITAN V", 7}, {"P100", 6}, {"K80", 3}};
+  for (const Guess& g : kGuesses)
+    if (name.find(g.part) != std::string::npos) return g.cc;
+  return kMissingI32;
+}
+
+namespace {
+
+double MeanOf(const model::Trace& t, model::CounterKind kind, int32_t dev) {
+  double sum = 0;
+  int64_t n = 0;
+  for (const model::CounterSeries& s : t.counters) {
+    if (s.kind != kind || (IsValid(s.device_id) && s.device_id != dev)) continue;
+    for (double v : s.value)
+      if (IsValid(v)) { sum += v; ++n; }
+  }
+  return n > 0 ? sum / static_cast<double>(n) : kMissingF64;
+}
+
+}  // namespace
+
+std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  const model::KernelTable& k = t.kernels;
+  for (const DeviceTimeline& d : in.timeline.devices) {
+    // Per-name totals inside the windows.
+    std::map<StringId, int64_t> by_name;
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
+      if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
+      by_name[k.name[i]] += k.end_ns[i] - k.start_ns[i];
+    }
+    if (by_name.empty() || d.kernel_ns <= 0) continue;
+    int64_t tc_ns = 0, fp32_ns = 0, gemm_ns = 0, mem_ns = 0;
+    std::vector<std::pair<int64_t, std::string>> fp32_top, mem_top;
+    for (const auto& [id, ns] : by_name) {
+      std::string_view name = t.Str(id);
+      KernelFamily fam = ClassifyKernel(name);
+      bool tc = UsesTensorCores(name);
+      if (tc) tc_ns += ns;
+      if (fam == KernelFamily::kGemm || fam == KernelFamily::kConv) gemm_ns += ns;
+      if (IsFp32GemmOrConv(name)) {
+        fp32_ns += ns;
+        fp32_top.emplace_back(ns, std::string(name.substr(0, 80)));
+      }
+      if (IsMemoryBoundFamily(fam)) {
+        mem_ns += ns;
+        mem_top.emplace_back(ns, std::string(name.substr(0, 80)));
+      }
+    }
+    std::sort(fp32_top.rbegin(), fp32_top.rend());
+    std::sort(mem_top.rbegin(), mem_top.rend());
+    double kern = static_cast<double>(d.kernel_ns);
+    double busy_ratio = static_cast<double>(OverlapLength(d.busy, d.steps.front().start_ns,
+                                                          d.steps.back().end_ns)) /
+                        static_cast<double>(d.steps_total_ns);
+    int32_t cc = ComputeCapabilityMajor(t, d.device_id);
+    double steps = static_cast<double>(d.steps.size());
+
+    auto add_examples = [&](Finding& f, const std::vector<std::pair<int64_t, std::string>>& top) {
+      for (size_t i = 0; i < top.size() && i < 3; ++i) {
+        Example ex;
+        ex.what = top[i].second;
+        ex.dur_ns = static_cast<int64_t>(static_cast<double>(top[i].first) / steps);
+        ex.device_id = d.device_id;
+        ex.rank = in.rank;
+        ex.detail = FormatPct(static_cast<double>(top[i].first) / kern) + " of kernel time";
+        f.examples.push_back(std::move(ex));
+      }
+    };
+
+    // Tensor cores unused.
+    if (IsValid(cc) && cc >= 7 && fp32_ns >= 0.1 * kern &&
+        static_cast<double>(tc_ns) < 0.5 * static_cast<double>(std::max<int64_t>(gemm_ns, 1))) {
+      Finding f;
+      f.id = "kernel_efficiency.no_tensor_cores";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.title = "GEMM/conv run in fp32 without tensor cores";
+      SetLoss(f, d, fp32_ns / 2);
+      f.summary = "fp32 GEMM/conv kernels take " + FormatPct(static_cast<double>(fp32_ns) / kern) +
+                  " of kernel time and tensor-core kernels " +
+                  FormatPct(static_cast<double>(tc_ns) / kern) + " on a cc " + std::to_string(cc) +
+                  ".x GPU; mixed precision could save about " + FormatPct(f.lost_step_ratio) +
+                  " of the step.";
+      AddMetric(f, "fp32_gemm_conv_kernel_ratio", static_cast<double>(fp32_ns) / kern, "ratio",
+                "fp32 GEMM/conv share of kernel time");
+      AddMetric(f, "tensor_core_kernel_ratio", static_cast<double>(tc_ns) / kern, "ratio",
+                "tensor-core share of kernel time");
+      AddMetric(f, "compute_capability_major", cc, "count", "compute capability (major)");
+      add_examples(f, fp32_top);
+      if (cc >= 8) {
+        f.recommendations.push_back(
+            {FixKind::kMixedPrecision,
+             "Enable TF32 for fp32 matmul/conv: torch.backends.cuda.matmul.allow_tf32 = True and "
+             "torch.backends.cudnn.allow_tf32 = True (or torch.set_float32_matmul_precision('high'))."});
+        f.recommendations.push_back(
+            {FixKind::kMixedPrecision,
+             "Train in bf16 autocast: with torch.autocast('cuda', dtype=torch.bfloat16)."});
+      } else {
+        f.recommendations.push_back(
+            {FixKind::kMixedPrecision,
+             "Enable Automatic Mixed Precision: torch.autocast('cuda', dtype=torch.float16) with "
+             "torch.cuda.amp.GradScaler, so GEMM/conv use tensor cores."});
+      }
+      f.caveats.push_back(
+          "Time saved is an estimate (a 2x speed-up of the fp32 GEMM/conv kernels), not a bound.");
+      f.caveats.push_back(
+          "Check accuracy under mixed precision / TF32 (loss scaling, convergence).");
+      out.push_back(std::move(f));
+    }
+
+    // Memory-bound.
+    double dram = MeanOf(t, model::CounterKind::kDramActive, d.device_id);
+    double sm = MeanOf(t, model::CounterKind::kSmActive, d.device_id);
+    bool by_counters = IsValid(dram) && dram >= 0.5 && (!IsValid(sm) || sm < 0.5);
+    bool by_names = !IsValid(dram) && busy_ratio >= 0.8 && mem_ns >= 0.5 * kern;
+    if (by_counters || by_names) {
+      Finding f;
+      f.id = "kernel_efficiency.memory_bound";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.title = "Memory-bound kernels dominate";
+      SetLoss(f, d, mem_ns / 2);
+      f.summary = by_counters
+                      ? "DRAM is active " + FormatPct(dram) + " of the time while SMs are active " +
+                            FormatPct(sm) + ": the kernels wait on memory."
+                      : "Elementwise/reduction/copy kernels take " +
+                            FormatPct(static_cast<double>(mem_ns) / kern) +
+                            " of kernel time on a GPU busy " + FormatPct(busy_ratio) +
+                            ": bandwidth, not compute, limits it.";
+      AddMetric(f, "memory_bound_kernel_ratio", static_cast<double>(mem_ns) / kern, "ratio",
+                "elementwise/reduction/copy share of kernel time");
+      AddMetric(f, "busy_step_ratio", busy_ratio, "ratio", "GPU busy share of step");
+      if (IsValid(dram)) AddMetric(f, "dram_active_ratio", dram, "ratio", "DRAM active (counters)");
+      if (IsValid(sm)) AddMetric(f, "sm_active_ratio", sm, "ratio", "SM active (counters)");
+      add_examples(f, mem_top);
+      f.recommendations.push_back(
+          {FixKind::kFusion,
+           "Fuse elementwise chains so data is read once: torch.compile, or fused optimizers "
+           "(foreach/fused=True) and fused norms."});
+      f.recommendations.push_back(
+          {FixKind::kMixedPrecision, "Move fewer bytes: bf16/fp16 activations halve the traffic."});
+      f.recommendations.push_back(
+          {FixKind::kKernelTuning,
+           "Check achieved bandwidth with Nsight Compute (dram__throughput); ~80% of peak is the "
+           "practical ceiling."});
+      f.caveats.push_back(
+          "Time saved is an estimate (fusion halving the memory-bound kernel time), not a bound.");
+      if (!by_counters)
+        f.caveats.push_back(
+            "Classified from kernel names; DRAM/SM counters (DCGM, nsys GPU metrics) would confirm it "
+            "and need driver support.");
+      out.push_back(std::move(f));
+    }
+
+    // Compute-bound (healthy) note.
+    // Long opaque kernels (e.g. CUTLASS "Kernel") with little memory-bound work
+    // also count: >= 1 ms mean duration is not launch- or bandwidth-bound work.
+    int64_t kernel_count = std::max<int64_t>(1, d.kernel_count);
+    bool long_kernels = d.kernel_ns / kernel_count >= kNsPerMs && mem_ns < 0.2 * kern;
+    if (busy_ratio >= 0.9 && (gemm_ns >= 0.5 * kern || long_kernels)) {
+      Finding f;
+      f.id = "kernel_efficiency.compute_bound";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.title = "GPU busy with GEMM/conv: compute-bound";
+      SetLoss(f, d, 0);
+      f.lost_per_step_ns = kMissingI64;
+      f.lost_step_ratio = kMissingF64;
+      f.severity = Severity::kInfo;
+      f.summary = "GPU busy " + FormatPct(busy_ratio) + " of the step, " +
+                  (long_kernels && gemm_ns < 0.5 * kern
+                       ? "in long kernels (mean " + FormatMs(d.kernel_ns / kernel_count) + ")"
+                       : FormatPct(static_cast<double>(gemm_ns) / kern) + " of it in GEMM/conv kernels") +
+                  ": no host-side bottleneck.";
+      AddMetric(f, "busy_step_ratio", busy_ratio, "ratio", "GPU busy share of step");
+      AddMetric(f, "gemm_conv_kernel_ratio", static_cast<double>(gemm_ns) / kern, "ratio",
+                "GEMM/conv share of kernel time");
+      f.recommendations.push_back(
+          {FixKind::kKernelTuning,
+           "Further gains come from the kernels themselves: profile with Nsight Compute (tensor "
+           "pipe and SM throughput), try lower precision or better tile configurations."});
+      out.push_back(std::move(f));
+    }
+
+    // Throttling.
+    double max_clock = kMissingF64, busy_clock_sum = 0;
+    int64_t busy_clock_n = 0, throttle_samples = 0;
+    for (const model::CounterSeries& s : t.counters) {
+      if (IsValid(s.device_id) && s.device_id != d.device_id) continue;
+      if (s.kind == model::CounterKind::kSmClockMhz) {
+        for (size_t i = 0; i < s.value.size(); ++i) {
+          if (!IsValid(s.value[i])) continue;
+          if (!IsValid(max_clock) || s.value[i] > max_clock) max_clock = s.value[i];
+          if (OverlapLength(d.busy, s.ts_ns[i], s.ts_ns[i] + 1) > 0) {
+            busy_clock_sum += s.value[i];
+            ++busy_clock_n;
+          }
+        }
+      } else if (s.kind == model::CounterKind::kClockEventReasons) {
+        // Bits other than GPU idle (0x1) and application clocks (0x2) mean throttling.
+        for (double v : s.value)
+          if (IsValid(v) && (static_cast<uint64_t>(v) & ~uint64_t{0x3}) != 0) ++throttle_samples;
+      }
+    }
+    double busy_clock = busy_clock_n > 0 ? busy_clock_sum / static_cast<double>(busy_clock_n)
+                                         : kMissingF64;
+    if ((IsValid(busy_clock) && IsValid(max_clock) && busy_clock < 0.85 * max_clock) ||
+        throttle_samples > 0) {
+      Finding f;
+      f.id = "kernel_efficiency.throttling";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.title = "Clocks throttled while busy";
+      double loss_ratio = IsValid(busy_clock) ? 1.0 - busy_clock / max_clock : 0.0;
+      SetLoss(f, d, static_cast<int64_t>(loss_ratio * static_cast<double>(TotalLength(d.busy))));
+      f.summary = "SM clock while busy averages " +
+                  std::to_string(static_cast<int64_t>(IsValid(busy_clock) ? busy_clock : 0)) +
+                  " MHz of a " + std::to_string(static_cast<int64_t>(IsValid(max_clock) ? max_clock : 0)) +
+                  " MHz peak; " + std::to_string(throttle_samples) + " samples report throttle reasons.";
+      AddMetric(f, "busy_sm_clock_mhz", busy_clock, "MHz", "SM clock while busy");
+      AddMetric(f, "max_sm_clock_mhz", max_clock, "MHz", "peak SM clock seen");
+      AddMetric(f, "throttle_samples", static_cast<double>(throttle_samples), "count",
+                "samples with throttle reasons");
+      f.recommendations.push_back(
+          {FixKind::kCooling,
+           "Check power and thermal limits (nvidia-smi -q -d PERFORMANCE,POWER): cooling, power cap, "
+           "or application clocks."});
+      f.caveats.push_back("Clock counters need driver support and are sampled, not per kernel.");
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+std::vector<Finding> DetectRecompilation(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  const model::KernelTable& k = t.kernels;
+  const model::ApiTable& api = t.api_calls;
+  for (const DeviceTimeline& d : in.timeline.devices) {
+    if (!d.steps_from_markers || d.steps.size() < 4) continue;
+    const int64_t warm_end = d.steps[1].end_ns;  // first two steps are warm-up
+    std::vector<int64_t> new_per_step(d.steps.size(), 0), loads_per_step(d.steps.size(), 0);
+    std::unordered_set<StringId> seen;
+    int64_t new_names = 0;
+    std::string first_new;
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i])) continue;
+      if (seen.insert(k.name[i]).second && k.start_ns[i] >= warm_end) {
+        int32_t si = Timeline::StepIndexAt(d, k.start_ns[i]);
+        if (si < 0) continue;
+        ++new_names;
+        ++new_per_step[static_cast<size_t>(si)];
+        if (first_new.empty()) first_new = std::string(t.Str(k.name[i]).substr(0, 80));
+      }
+    }
+    int64_t loads = 0;
+    for (size_t i = 0; i < api.size(); ++i) {
+      if (!IsValid(api.start_ns[i]) || api.start_ns[i] < warm_end) continue;
+      std::string_view n = t.Str(api.name[i]);
+      bool load = n.starts_with("cuModuleLoad") || n.starts_with("cuLibraryLoad") ||
+                  (api.kind[i] == model::ApiKind::kDriver && IsValid(api.cbid[i]) &&
+                   (api.cbid[i] == 19 || api.cbid[i] == 20 || api.cbid[i] == 678));
+      if (!load) continue;
+      int32_t si = Timeline::StepIndexAt(d, api.start_ns[i]);
+      if (si < 0) continue;
+      ++loads;
+      ++loads_per_step[static_cast<size_t>(si)];
+    }
+    // Torch-Compiled Region ids: "Torch-Compiled Region: F/C".
+    std::map<std::string, std::set<std::string>> compile_ids;
+    for (size_t i = 0; i < t.ranges.size(); ++i) {
+      std::string_view n = t.Str(t.ranges.name[i]);
+      constexpr std::string_view kPrefix = "Torch-Compiled Region: ";
+      if (!n.starts_with(kPrefix)) continue;
+      std::string_view id = n.substr(kPrefix.size());
+      size_t slash = id.find('/');
+      if (slash == std::string_view::npos) continue;
+      compile_ids[std::string(id.substr(0, slash))].insert(std::string(id.substr(slash + 1)));
+    }
+    int64_t recompiled_frames = 0;
+    for (const auto& [frame, ids] : compile_ids) recompiled_frames += ids.size() > 1;
+    if (new_names == 0 && loads == 0 && recompiled_frames == 0) continue;
+    std::vector<int64_t> durs;
+    for (const StepWindow& w : d.steps) durs.push_back(w.end_ns - w.start_ns);
+    std::vector<int64_t> sorted = durs;
+    std::sort(sorted.begin(), sorted.end());
+    int64_t median = sorted[sorted.size() / 2];
+    int64_t excess = 0;
+    Finding f;
+    for (size_t i = 2; i < d.steps.size(); ++i) {
+      if (new_per_step[i] == 0 && loads_per_step[i] == 0) continue;
+      if (durs[i] > median) excess += durs[i] - median;
+      Example ex;
+      ex.what = "step with " + std::to_string(new_per_step[i]) + " new kernels, " +
+                std::to_string(loads_per_step[i]) + " module loads";
+      ex.start_ns = d.steps[i].start_ns;
+      ex.dur_ns = durs[i];
+      ex.step = d.steps[i].step;
+      ex.device_id = d.device_id;
+      ex.rank = in.rank;
+      ex.detail = "median step " + FormatMs(median);
+      if (f.examples.size() < 3) f.examples.push_back(std::move(ex));
+    }
+    f.id = "recompilation.new_kernels";
+    f.category = Category::kRecompilation;
+    f.rank = in.rank;
+    f.title = "New kernels / recompiles after warm-up";
+    SetLoss(f, d, excess);
+    f.summary = std::to_string(new_names) + " kernel names first seen after warm-up, " +
+                std::to_string(loads) + " module loads, " + std::to_string(recompiled_frames) +
+                " recompiled torch.compile frames; those steps run " + FormatMs(f.lost_per_step_ns) +
+                " per step over the median.";
+    AddMetric(f, "new_kernel_names_after_warmup", static_cast<double>(new_names), "count",
+              "kernel names first seen after warm-up");
+    AddMetric(f, "module_loads_after_warmup", static_cast<double>(loads), "count",
+              "cuModuleLoadData/cuLibraryLoadData after warm-up");
+    AddMetric(f, "recompiled_frames", static_cast<double>(recompiled_frames), "count",
+              "torch.compile frames with several compile ids");
+    if (!first_new.empty()) f.notes.push_back("first new kernel: " + first_new);
+    f.recommendations.push_back(
+        {FixKind::kStaticShapes,
+         "Keep shapes static (pad or bucket sequence lengths, drop_last=True) or mark dynamic "
+         "dims (torch._dynamo.mark_dynamic); inspect causes with TORCH_LOGS=recompiles."});
+    f.caveats.push_back(
+        "New kernels can also be legitimate (evaluation, a different phase); time lost is the "
+        "excess over the median step, an upper bound.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis::detectors

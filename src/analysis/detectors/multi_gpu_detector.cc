@@ -1,0 +1,236 @@
+#include "analysis/detectors/multi_gpu_detector.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "analysis/detectors/kernel_names.h"
+
+namespace gpuwhy::analysis::detectors {
+
+std::vector<Finding> DetectCommunication(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  for (const DeviceTimeline& d : in.timeline.devices) {
+    if (d.comm_busy.empty()) continue;
+    IntervalList windows;
+    for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
+    IntervalList comm = Intersect(d.comm_busy, windows);
+    IntervalList compute = Intersect(d.compute_busy, windows);
+    int64_t comm_ns = TotalLength(comm);
+    if (comm_ns <= 0) continue;
+    int64_t exposed = TotalLength(Subtract(comm, compute));
+    double total = static_cast<double>(d.steps_total_ns);
+    double comm_ratio = static_cast<double>(comm_ns) / total;
+    double overlap = 1.0 - static_cast<double>(exposed) / static_cast<double>(comm_ns);
+    Finding f;
+    f.id = "communication.exposed";
+    f.category = Category::kCommunication;
+    f.rank = in.rank;
+    f.title = "Communication on the critical path";
+    SetLoss(f, d, exposed);
+    if (comm_ratio > 0.10 && f.severity < Severity::kMedium) f.severity = Severity::kMedium;
+    // Worst comm kernels by duration, with their names.
+    std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name → (count, ns)
+    std::vector<uint32_t> rows;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+      if (t.kernels.device_id[i] != d.device_id || !IsValid(t.kernels.start_ns[i])) continue;
+      std::string_view n = t.Str(t.kernels.name[i]);
+      if (!IsCommKernel(n) || Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0) continue;
+      auto& e = by_name[std::string(n.substr(0, 60))];
+      ++e.first;
+      e.second += t.kernels.end_ns[i] - t.kernels.start_ns[i];
+      rows.push_back(static_cast<uint32_t>(i));
+    }
+    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+      return t.kernels.end_ns[a] - t.kernels.start_ns[a] > t.kernels.end_ns[b] - t.kernels.start_ns[b];
+    });
+    for (size_t k = 0; k < rows.size() && k < 3; ++k) {
+      uint32_t i = rows[k];
+      Example ex;
+      ex.what = std::string(t.Str(t.kernels.name[i]).substr(0, 60));
+      ex.start_ns = t.kernels.start_ns[i];
+      ex.dur_ns = t.kernels.end_ns[i] - t.kernels.start_ns[i];
+      int32_t si = Timeline::StepIndexAt(d, ex.start_ns);
+      if (si >= 0 && d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(si)].step;
+      ex.device_id = d.device_id;
+      ex.rank = in.rank;
+      ex.detail = "exposed " +
+                  FormatMs(TotalLength(Subtract({{t.kernels.start_ns[i], t.kernels.end_ns[i]}}, compute)));
+      f.examples.push_back(std::move(ex));
+    }
+    f.summary = "Communication kernels take " + FormatPct(comm_ratio) + " of the step (" +
+                std::to_string(rows.size()) + " kernels); " + FormatPct(overlap) +
+                " of it overlaps compute, leaving " + FormatPct(f.lost_step_ratio) + " exposed.";
+    AddMetric(f, "comm_step_ratio", comm_ratio, "ratio", "communication share of step");
+    AddMetric(f, "comm_overlap_ratio", overlap, "ratio", "communication overlapped by compute");
+    AddMetric(f, "comm_exposed_step_ratio", f.lost_step_ratio, "ratio", "exposed communication");
+    AddMetric(f, "comm_kernels", static_cast<double>(rows.size()), "count", "communication kernels");
+    for (const auto& [name, e] : by_name)
+      if (f.evidence.size() < 10)
+        AddMetric(f, "comm_ns." + name, static_cast<double>(e.second), "ns", name);
+    f.recommendations.push_back(
+        {FixKind::kCommOverlap,
+         "Overlap communication with compute: DDP bucket_cap_mb tuning, FSDP prefetch "
+         "(forward/backward_prefetch), async collectives launched before the compute that hides them."});
+    f.recommendations.push_back(
+        {FixKind::kCommOverlap,
+         "Communicate less often or less: gradient accumulation (no_sync), bf16/fp16 gradient "
+         "compression, a larger batch per rank."});
+    f.caveats.push_back(
+        "NCCL kernel time includes waiting for late peers; a long collective on one rank often "
+        "means another rank is slow (see the cross-rank findings).");
+    f.caveats.push_back("Time lost is an upper bound: communication time not hidden behind compute.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+namespace {
+
+int64_t FirstCommEnd(const model::Trace& t) {
+  for (size_t i = 0; i < t.kernels.size(); ++i)
+    if (IsValid(t.kernels.end_ns[i]) && IsCommKernel(t.Str(t.kernels.name[i])))
+      return t.kernels.end_ns[i];
+  return kMissingI64;
+}
+
+}  // namespace
+
+void AlignRanks(std::vector<RankInput>& ranks) {
+  if (ranks.empty()) return;
+  const model::Trace& r0 = *ranks[0].trace;
+  auto [lo0, hi0] = r0.TimeExtent();
+  int64_t c0 = FirstCommEnd(r0);
+  for (RankInput& r : ranks) {
+    r.clock_offset_ns = 0;
+    auto [lo, hi] = r.trace->TimeExtent();
+    bool same_clock = r.trace->info.clock == r0.info.clock && IsValid(lo) && IsValid(lo0) &&
+                      lo < hi0 && lo0 < hi;
+    if (same_clock) continue;
+    int64_t c = FirstCommEnd(*r.trace);
+    if (IsValid(c) && IsValid(c0)) r.clock_offset_ns = c0 - c;
+    else if (IsValid(lo) && IsValid(lo0)) r.clock_offset_ns = lo0 - lo;
+  }
+}
+
+std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
+  std::vector<Finding> out;
+  if (ranks.size() < 2) return out;
+  struct PerRank {
+    int32_t rank;
+    int64_t step_ns, compute_ns, comm_ns;
+    const DeviceTimeline* d;
+    int64_t offset;
+  };
+  std::vector<PerRank> pr;
+  for (const RankInput& r : ranks) {
+    const DeviceTimeline* d = r.timeline->Primary();
+    if (d == nullptr || d->steps.empty()) continue;
+    IntervalList windows;
+    for (const StepWindow& w : d->steps) windows.push_back({w.start_ns, w.end_ns});
+    double n = static_cast<double>(d->steps.size());
+    pr.push_back({r.rank, MeanStepNs(*d),
+                  static_cast<int64_t>(static_cast<double>(OverlapLength(d->compute_busy, windows)) / n),
+                  static_cast<int64_t>(static_cast<double>(OverlapLength(d->comm_busy, windows)) / n), d,
+                  r.clock_offset_ns});
+  }
+  if (pr.size() < 2) return out;
+  double mean_compute = 0, mean_step = 0;
+  for (const PerRank& p : pr) {
+    mean_compute += static_cast<double>(p.compute_ns);
+    mean_step += static_cast<double>(p.step_ns);
+  }
+  mean_compute /= static_cast<double>(pr.size());
+  mean_step /= static_cast<double>(pr.size());
+  auto slowest = std::max_element(pr.begin(), pr.end(), [](const PerRank& a, const PerRank& b) {
+    return a.compute_ns < b.compute_ns;
+  });
+  auto fastest = std::min_element(pr.begin(), pr.end(), [](const PerRank& a, const PerRank& b) {
+    return a.compute_ns < b.compute_ns;
+  });
+  double excess = static_cast<double>(slowest->compute_ns) - mean_compute;
+  if (mean_step > 0 && excess / mean_step > 0.01) {
+    Finding f;
+    f.id = "imbalance.stragglers";
+    f.category = Category::kImbalance;
+    f.rank = slowest->rank;
+    f.title = "Load imbalance across ranks";
+    f.step_count = static_cast<int32_t>(slowest->d->steps.size());
+    f.per_step_basis = slowest->d->steps_from_markers;
+    f.lost_per_step_ns = static_cast<int64_t>(excess);
+    f.lost_step_ratio = excess / mean_step;
+    f.severity = SeverityFromLoss(f.lost_step_ratio);
+    f.summary = "Rank " + std::to_string(slowest->rank) + " computes " +
+                FormatMs(slowest->compute_ns) + " per step against a mean of " +
+                FormatMs(static_cast<int64_t>(mean_compute)) + " (fastest rank " +
+                std::to_string(fastest->rank) + ": " + FormatMs(fastest->compute_ns) +
+                "); the others wait for it in their collectives.";
+    AddMetric(f, "ranks", static_cast<double>(pr.size()), "count", "ranks");
+    AddMetric(f, "max_compute_ns_per_step", static_cast<double>(slowest->compute_ns), "ns",
+              "slowest rank compute per step");
+    AddMetric(f, "mean_compute_ns_per_step", mean_compute, "ns", "mean compute per step");
+    AddMetric(f, "min_compute_ns_per_step", static_cast<double>(fastest->compute_ns), "ns",
+              "fastest rank compute per step");
+    AddMetric(f, "imbalance_ratio", mean_compute > 0 ? excess / mean_compute : kMissingF64, "ratio",
+              "(max - mean) / mean compute");
+    std::vector<PerRank> sorted = pr;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const PerRank& a, const PerRank& b) { return a.compute_ns > b.compute_ns; });
+    for (size_t i = 0; i < sorted.size() && i < 3; ++i) {
+      Example ex;
+      ex.what = "rank " + std::to_string(sorted[i].rank);
+      ex.dur_ns = sorted[i].compute_ns;
+      ex.rank = sorted[i].rank;
+      ex.device_id = sorted[i].d->device_id;
+      ex.detail = "compute per step; comm " + FormatMs(sorted[i].comm_ns);
+      f.examples.push_back(std::move(ex));
+    }
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "Balance the work per rank: equal batch/sequence lengths per rank (bucketing), balanced "
+         "embedding-table sharding or expert placement, no rank-0-only work in the step."});
+    f.caveats.push_back(
+        "Time lost assumes perfect balance (slowest rank at the mean); an upper bound.");
+    out.push_back(std::move(f));
+  }
+  // Slow host: every rank idle at the same instant (on the aligned clock).
+  IntervalList all_idle;
+  bool first = true;
+  for (const PerRank& p : pr) {
+    IntervalList windows;
+    for (const StepWindow& w : p.d->steps)
+      windows.push_back({w.start_ns + p.offset, w.end_ns + p.offset});
+    IntervalList busy;
+    for (const Interval& b : p.d->busy) busy.push_back({b.start_ns + p.offset, b.end_ns + p.offset});
+    IntervalList idle = Subtract(windows, busy);
+    all_idle = first ? idle : Intersect(all_idle, idle);
+    first = false;
+  }
+  int64_t common = TotalLength(all_idle);
+  int64_t steps_total = pr[0].d->steps_total_ns;
+  if (steps_total > 0 && static_cast<double>(common) / static_cast<double>(steps_total) > 0.05) {
+    Finding f;
+    f.id = "imbalance.slow_host";
+    f.category = Category::kImbalance;
+    f.title = "All ranks idle together: the host side is slow";
+    f.step_count = static_cast<int32_t>(pr[0].d->steps.size());
+    f.per_step_basis = pr[0].d->steps_from_markers;
+    f.lost_per_step_ns = common / std::max<int64_t>(1, f.step_count);
+    f.lost_step_ratio = static_cast<double>(common) / static_cast<double>(steps_total);
+    f.severity = SeverityFromLoss(f.lost_step_ratio);
+    f.summary = "All " + std::to_string(pr.size()) + " ranks are idle at the same time " +
+                FormatPct(f.lost_step_ratio) + " of the step: a shared host-side cause (input, "
+                "Python, checkpointing), not one straggler.";
+    AddMetric(f, "common_idle_step_ratio", f.lost_step_ratio, "ratio", "all ranks idle together");
+    f.recommendations.push_back(
+        {FixKind::kHostSpeed,
+         "Look at what every rank does on the host in those windows (data loading, logging, "
+         "checkpoints); see the per-rank data-loading and sync findings."});
+    f.caveats.push_back("Needs aligned clocks across hosts (NTP/PTP); offsets come from AlignRanks.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,189 @@
+#include "analysis/detectors/sync_detector.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/summary/sync_api_table.h"
+
+namespace gpuwhy::analysis::detectors {
+
+namespace {
+
+// kScalarReadMaxBytes: a DtoH this small before a sync is a scalar read
+// (`.item()`, `print(t)`, `if t.any():`), per PyTorch's memcpy_and_sync.
+constexpr int64_t kScalarReadMaxBytes = 8;
+
+// EnclosingOps: names of the cpu ops on the same thread that contain [s, e),
+// innermost first (at most 3). Ranges are sorted by start.
+std::string EnclosingOps(const model::Trace& t, int64_t tid, int64_t s, int64_t e) {
+  const model::RangeTable& r = t.ranges;
+  auto it = std::upper_bound(r.start_ns.begin(), r.start_ns.end(), s);
+  std::vector<std::pair<int64_t, std::string_view>> found;  // (start, name)
+  size_t scanned = 0;
+  for (size_t i = static_cast<size_t>(it - r.start_ns.begin()); i > 0 && scanned < 20000; ++scanned) {
+    --i;
+    if (r.tid[i] != tid || r.kind[i] != model::RangeKind::kCpuOp) continue;
+    if (!IsValid(r.end_ns[i]) || r.end_ns[i] < e) continue;
+    found.emplace_back(r.start_ns[i], t.Str(r.name[i]));
+    if (found.size() >= 3) break;
+  }
+  std::string out;
+  for (const auto& [st, name] : found) {
+    if (!out.empty()) out += " < ";
+    out += std::string(name.substr(0, 48));
+  }
+  return out;
+}
+
+struct Pattern {
+  int64_t count = 0;
+  int64_t ns = 0;
+};
+
+}  // namespace
+
+std::vector<Finding> DetectSyncs(const DetectorInput& in) {
+  std::vector<Finding> out;
+  const model::Trace& t = in.trace;
+  const model::ApiTable& api = t.api_calls;
+  const Timeline& tl = in.timeline;
+  if (tl.blocking_api_rows.empty()) return out;
+
+  // Per-thread call order, to see what came right before a sync.
+  std::unordered_map<int64_t, std::vector<uint32_t>> by_tid;
+  for (size_t i = 0; i < api.size(); ++i) by_tid[api.tid[i]].push_back(static_cast<uint32_t>(i));
+  std::vector<std::pair<int64_t, uint32_t>> memcpy_by_corr;
+  for (size_t i = 0; i < t.memcpys.size(); ++i)
+    if (IsValid(t.memcpys.correlation_id[i]))
+      memcpy_by_corr.emplace_back(t.memcpys.correlation_id[i], static_cast<uint32_t>(i));
+  std::sort(memcpy_by_corr.begin(), memcpy_by_corr.end());
+  auto find_memcpy = [&](int64_t corr) -> int64_t {
+    auto it = std::lower_bound(memcpy_by_corr.begin(), memcpy_by_corr.end(),
+                               std::make_pair(corr, uint32_t{0}));
+    if (it == memcpy_by_corr.end() || it->first != corr) return -1;
+    return it->second;
+  };
+
+  for (const DeviceTimeline& d : tl.devices) {
+    std::map<std::string, Pattern> by_name;
+    Pattern scalar_reads, tensor_reads;
+    int64_t blocked_ns = 0, calls = 0;
+    std::vector<int64_t> per_step_calls(d.steps.size(), 0);
+    for (uint32_t row : tl.blocking_api_rows) {
+      int32_t si = Timeline::StepIndexAt(d, api.start_ns[row]);
+      if (si < 0) continue;
+      int64_t dur = api.end_ns[row] - api.start_ns[row];
+      ++calls;
+      blocked_ns += dur;
+      ++per_step_calls[static_cast<size_t>(si)];
+      std::string name(CanonicalApiName(t.Str(api.name[row])));
+      Pattern& p = by_name[name];
+      ++p.count;
+      p.ns += dur;
+      // `.item()` / `.cpu()`: a DtoH cudaMemcpyAsync just before, same thread.
+      const SyncApiEntry* e = MatchSyncApi(t.Str(api.name[row]), api.kind[row], api.cbid[row]);
+      if (e == nullptr || e->api_class != SyncApiClass::kExplicitSync) continue;
+      const std::vector<uint32_t>& seq = by_tid[api.tid[row]];
+      auto pos = std::lower_bound(seq.begin(), seq.end(), row);
+      if (pos == seq.begin()) continue;
+      uint32_t prev = *(pos - 1);
+      int64_t mrow = find_memcpy(api.correlation_id[prev]);
+      if (mrow < 0) continue;
+      size_t m = static_cast<size_t>(mrow);
+      if (t.memcpys.copy_kind[m] != model::CopyKind::kDtoH) continue;
+      int64_t bytes = t.memcpys.bytes[m];
+      Pattern& q = (IsValid(bytes) && bytes <= kScalarReadMaxBytes) ? scalar_reads : tensor_reads;
+      ++q.count;
+      q.ns += dur;
+    }
+    if (calls == 0) continue;
+
+    // GPU idle that began inside a blocking call.
+    int64_t sync_idle = d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
+    std::vector<const IdleGap*> worst;
+    for (const IdleGap& g : d.gaps)
+      if (g.cause == IdleCause::kSync) worst.push_back(&g);
+    std::sort(worst.begin(), worst.end(), [](const IdleGap* a, const IdleGap* b) {
+      return a->attributed_ns > b->attributed_ns;
+    });
+
+    Finding f;
+    f.id = "sync.host_sync";
+    f.category = Category::kSync;
+    f.rank = in.rank;
+    f.title = "Host-blocking synchronization";
+    SetLoss(f, d, sync_idle);
+    if (sync_idle <= 0) f.severity = Severity::kInfo;
+    double steps = static_cast<double>(d.steps.size());
+    std::string per = d.steps_from_markers ? "per step" : "in the profiled span";
+    f.summary = std::to_string(calls) + " host-blocking sync calls (" +
+                FormatMs(blocked_ns / std::max<int64_t>(1, static_cast<int64_t>(d.steps.size()))) +
+                " of host time " + per + "); the GPU then sat idle " +
+                FormatMs(f.lost_per_step_ns == kMissingI64 ? 0 : f.lost_per_step_ns) + " " + per +
+                " (" + FormatPct(f.lost_step_ratio) + ").";
+    AddMetric(f, "sync_calls", static_cast<double>(calls), "count", "host-blocking calls");
+    AddMetric(f, "sync_calls_per_step", static_cast<double>(calls) / steps, "count",
+              "blocking calls per step");
+    AddMetric(f, "host_blocked_ns_per_step", static_cast<double>(blocked_ns) / steps, "ns",
+              "host blocked per step");
+    AddMetric(f, "gpu_idle_after_sync_ns_per_step", static_cast<double>(sync_idle) / steps, "ns",
+              "GPU idle after syncs per step");
+    for (const auto& [name, p] : by_name)
+      AddMetric(f, "calls." + name, static_cast<double>(p.count), "count", name + " calls");
+    if (scalar_reads.count > 0)
+      AddMetric(f, "scalar_reads", static_cast<double>(scalar_reads.count), "count",
+                "scalar reads to host (.item()/print)");
+    if (tensor_reads.count > 0)
+      AddMetric(f, "tensor_reads", static_cast<double>(tensor_reads.count), "count",
+                "tensor copies to host (.cpu()/.to('cpu'))");
+    int64_t steps_with_sync = 0;
+    for (int64_t c : per_step_calls) steps_with_sync += c > 0;
+    AddMetric(f, "steps_with_sync_ratio", static_cast<double>(steps_with_sync) / steps, "ratio",
+              "steps with a blocking call");
+    for (size_t i = 0; i < worst.size() && i < 5; ++i) {
+      const IdleGap& g = *worst[i];
+      uint32_t row = g.sync_api_row;
+      Example ex;
+      ex.what = std::string(CanonicalApiName(t.Str(api.name[row])));
+      ex.start_ns = api.start_ns[row];
+      ex.dur_ns = api.end_ns[row] - api.start_ns[row];
+      ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
+      ex.device_id = d.device_id;
+      ex.rank = in.rank;
+      ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it";
+      std::string ops = EnclosingOps(t, api.tid[row], api.start_ns[row], api.end_ns[row]);
+      if (!ops.empty()) ex.detail += "; in " + ops;
+      f.examples.push_back(std::move(ex));
+    }
+
+    if (scalar_reads.count > 0)
+      f.recommendations.push_back(
+          {FixKind::kFewerSyncs,
+           "Read scalars (loss.item(), print(tensor), if t.any()) every N steps, not every step: "
+           "accumulate on the GPU (total += loss.detach()) and call .item() once per log interval."});
+    else
+      f.recommendations.push_back(
+          {FixKind::kFewerSyncs,
+           "Synchronize less often: log every N steps, keep metrics on the GPU, and drop "
+           "torch.cuda.synchronize() outside timing code."});
+    if (tensor_reads.count > 0 || by_name.count("cudaMemcpy") > 0)
+      f.recommendations.push_back(
+          {FixKind::kAsyncCopies,
+           "Copy results to the host asynchronously: .to('cpu', non_blocking=True) into pinned "
+           "memory plus a CUDA event, or cudaMemcpyAsync instead of cudaMemcpy."});
+    f.recommendations.push_back(
+        {FixKind::kAsyncCopies,
+         "Make the GPU wait instead of the host (events + cudaStreamWaitEvent), and find hidden "
+         "syncs with torch.cuda.set_sync_debug_mode('warn')."});
+    f.caveats.push_back(
+        "Time lost is an upper bound: the GPU idle that followed the blocking calls. Some syncs are "
+        "needed (data-dependent shapes, checkpoints).");
+    f.caveats.push_back("Async copies keep pinned buffers alive longer and raise the memory peak.");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,418 @@
+#include "analysis/detectors/timeline.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/detectors/kernel_names.h"
+#include "analysis/summary/sync_api_table.h"
+
+namespace gpuwhy::analysis::detectors {
+
+namespace {
+
+bool Valid(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
+
+// GpuOp: one kernel/memcpy/memset on a device, for the busy union.
+struct GpuOp {
+  int64_t start_ns;
+  int64_t end_ns;
+  int64_t correlation_id;
+};
+
+// BusyWithStarters: union of ops plus, per merged interval, the correlation id
+// of the op that began it (the op whose launch ended the preceding gap).
+void BusyWithStarters(std::vector<GpuOp>& ops, IntervalList* busy, std::vector<int64_t>* starter) {
+  std::sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  });
+  for (const GpuOp& op : ops) {
+    if (!busy->empty() && op.start_ns <= busy->back().end_ns) {
+      busy->back().end_ns = std::max(busy->back().end_ns, op.end_ns);
+    } else {
+      busy->push_back({op.start_ns, op.end_ns});
+      starter->push_back(op.correlation_id);
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view ToString(IdleCause c) {
+  switch (c) {
+    case IdleCause::kDataLoader: return "dataloader";
+    case IdleCause::kSync: return "sync";
+    case IdleCause::kHostLaunch: return "host_launch";
+    case IdleCause::kKernelWait: return "kernel_wait";
+    case IdleCause::kOther: break;
+  }
+  return "other";
+}
+
+IntervalList UnionOf(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+    return a.start_ns < b.start_ns;
+  });
+  IntervalList out;
+  for (const Interval& i : v) {
+    if (i.end_ns <= i.start_ns) continue;
+    if (!out.empty() && i.start_ns <= out.back().end_ns)
+      out.back().end_ns = std::max(out.back().end_ns, i.end_ns);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+int64_t TotalLength(const IntervalList& a) {
+  int64_t t = 0;
+  for (const Interval& i : a) t += i.end_ns - i.start_ns;
+  return t;
+}
+
+int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e) {
+  if (e <= s || a.empty()) return 0;
+  auto it = std::upper_bound(a.begin(), a.end(), s,
+                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
+  int64_t t = 0;
+  for (; it != a.end() && it->start_ns < e; ++it)
+    t += std::min(e, it->end_ns) - std::max(s, it->start_ns);
+  return t;
+}
+
+IntervalList Intersect(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t s = std::max(a[i].start_ns, b[j].start_ns);
+    int64_t e = std::min(a[i].end_ns, b[j].end_ns);
+    if (s < e) out.push_back({s, e});
+    if (a[i].end_ns < b[j].end_ns) ++i; else ++j;
+  }
+  return out;
+}
+
+int64_t OverlapLength(const IntervalList& a, const IntervalList& b) {
+  return TotalLength(Intersect(a, b));
+}
+
+IntervalList Subtract(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  size_t j = 0;
+  for (const Interval& x : a) {
+    int64_t cur = x.start_ns;
+    while (j < b.size() && b[j].end_ns <= cur) ++j;
+    size_t k = j;
+    while (k < b.size() && b[k].start_ns < x.end_ns) {
+      if (b[k].start_ns > cur) out.push_back({cur, b[k].start_ns});
+      cur = std::max(cur, b[k].end_ns);
+      ++k;
+    }
+    if (cur < x.end_ns) out.push_back({cur, x.end_ns});
+  }
+  return out;
+}
+
+bool IsDataLoaderRange(std::string_view name) {
+  return (name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) ||
+         name.starts_with("enumerate(DataPipe)#");
+}
+
+bool IsLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
+  if (IsValid(cbid)) {
+    if (kind == model::ApiKind::kRuntime) {
+      for (int32_t id : {211, 214, 505, 506, 430, 431, 269, 270, 311, 312})
+        if (id == cbid) return true;
+    } else if (kind == model::ApiKind::kDriver) {
+      for (int32_t id : {307, 442, 652, 653, 477, 514, 515})
+        if (id == cbid) return true;
+    }
+  }
+  return name.starts_with("cudaLaunchKernel") || name.starts_with("cuLaunchKernel") ||
+         name.starts_with("cudaLaunchCooperativeKernel") || name.starts_with("__cudaLaunchKernel") ||
+         name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+         name.starts_with("hipLaunchKernel") || name.starts_with("hipExtModuleLaunchKernel") ||
+         name.starts_with("hipModuleLaunchKernel") || name.starts_with("hipGraphLaunch");
+}
+
+bool IsGraphLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
+  if (IsValid(cbid)) {
+    if (kind == model::ApiKind::kRuntime && (cbid == 311 || cbid == 312)) return true;
+    if (kind == model::ApiKind::kDriver && (cbid == 514 || cbid == 515)) return true;
+  }
+  return name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+         name.starts_with("hipGraphLaunch");
+}
+
+bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
+  const SyncApiEntry* e = MatchSyncApi(name, kind, cbid);
+  return e != nullptr && e->api_class != SyncApiClass::kGpuWait;
+}
+
+uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
+  auto it = std::lower_bound(corr_keys.begin(), corr_keys.end(), correlation_id);
+  if (it == corr_keys.end() || *it != correlation_id) return UINT32_MAX;
+  return corr_rows[static_cast<size_t>(it - corr_keys.begin())];
+}
+
+int32_t Timeline::StepIndexAt(const DeviceTimeline& device, int64_t t) {
+  const auto& w = device.steps;
+  auto it = std::upper_bound(w.begin(), w.end(), t,
+                             [](int64_t x, const StepWindow& s) { return x < s.start_ns; });
+  if (it == w.begin()) return -1;
+  --it;
+  return t < it->end_ns ? static_cast<int32_t>(it - w.begin()) : -1;
+}
+
+const DeviceTimeline* Timeline::Primary() const {
+  const DeviceTimeline* best = nullptr;
+  for (const DeviceTimeline& d : devices)
+    if (best == nullptr || TotalLength(d.kernel_busy) > TotalLength(best->kernel_busy)) best = &d;
+  return best;
+}
+
+namespace {
+
+// HostSteps: ProfilerStep#N (or NVTX step) ranges on the host, merged by N.
+std::vector<StepWindow> HostSteps(const model::Trace& trace) {
+  std::map<int32_t, StepWindow> by_step;
+  const model::RangeTable& r = trace.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!IsValid(r.step[i]) || r.kind[i] == model::RangeKind::kGpuUserAnnotation) continue;
+    if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
+    auto [it, fresh] = by_step.try_emplace(r.step[i]);
+    StepWindow& w = it->second;
+    if (fresh) {
+      w.step = r.step[i];
+      w.host_start_ns = r.start_ns[i];
+      w.host_end_ns = r.end_ns[i];
+    } else {
+      w.host_start_ns = std::min(w.host_start_ns, r.start_ns[i]);
+      w.host_end_ns = std::max(w.host_end_ns, r.end_ns[i]);
+    }
+  }
+  std::vector<StepWindow> out;
+  for (auto& [n, w] : by_step) out.push_back(w);
+  std::sort(out.begin(), out.end(), [](const StepWindow& a, const StepWindow& b) {
+    return a.host_start_ns < b.host_start_ns;
+  });
+  return out;
+}
+
+}  // namespace
+
+Timeline BuildTimeline(const model::Trace& trace) {
+  Timeline tl;
+  const model::ApiTable& api = trace.api_calls;
+
+  // Correlation → api row (launches and copies; the first row wins).
+  {
+    std::vector<std::pair<int64_t, uint32_t>> pairs;
+    pairs.reserve(api.size());
+    for (size_t i = 0; i < api.size(); ++i)
+      if (IsValid(api.correlation_id[i])) pairs.emplace_back(api.correlation_id[i], i);
+    std::stable_sort(pairs.begin(), pairs.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [k, row] : pairs) {
+      if (!tl.corr_keys.empty() && tl.corr_keys.back() == k) continue;
+      tl.corr_keys.push_back(k);
+      tl.corr_rows.push_back(row);
+    }
+  }
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
+    if (IsHostBlockingApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]))
+      tl.blocking_api_rows.push_back(static_cast<uint32_t>(i));
+  }
+  {
+    std::vector<Interval> dl;
+    const model::RangeTable& r = trace.ranges;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (r.kind[i] == model::RangeKind::kGpuUserAnnotation) continue;
+      if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
+      if (IsDataLoaderRange(trace.Str(r.name[i]))) dl.push_back({r.start_ns[i], r.end_ns[i]});
+    }
+    tl.dataloader = UnionOf(std::move(dl));
+  }
+
+  // Devices with GPU work.
+  std::map<int32_t, std::vector<GpuOp>> ops;
+  std::map<int32_t, std::vector<Interval>> kern, comm, compute;
+  const model::KernelTable& k = trace.kernels;
+  std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (!IsValid(k.device_id[i]) || !Valid(k.start_ns[i], k.end_ns[i])) continue;
+    ops[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i], k.correlation_id[i]});
+    kern[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i]});
+    StringId n = k.name[i];
+    if (!known[n]) {
+      known[n] = true;
+      is_comm_name[n] = IsCommKernel(trace.Str(n));
+    }
+    (is_comm_name[n] ? comm : compute)[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i]});
+  }
+  for (size_t i = 0; i < trace.memcpys.size(); ++i) {
+    const auto& m = trace.memcpys;
+    if (!IsValid(m.device_id[i]) || !Valid(m.start_ns[i], m.end_ns[i])) continue;
+    ops[m.device_id[i]].push_back({m.start_ns[i], m.end_ns[i], m.correlation_id[i]});
+  }
+  for (size_t i = 0; i < trace.memsets.size(); ++i) {
+    const auto& m = trace.memsets;
+    if (!IsValid(m.device_id[i]) || !Valid(m.start_ns[i], m.end_ns[i])) continue;
+    ops[m.device_id[i]].push_back({m.start_ns[i], m.end_ns[i], m.correlation_id[i]});
+  }
+
+  std::vector<StepWindow> host_steps = HostSteps(trace);
+
+  for (auto& [dev, dev_ops] : ops) {
+    DeviceTimeline d;
+    d.device_id = dev;
+    std::vector<int64_t> starter;
+    BusyWithStarters(dev_ops, &d.busy, &starter);
+    d.kernel_busy = UnionOf(kern[dev]);
+    d.comm_busy = UnionOf(comm[dev]);
+    d.compute_busy = UnionOf(compute[dev]);
+    if (d.busy.empty()) continue;
+
+    // Steps: device-adjusted per tb_plugin; trailing steps without GPU work dropped.
+    if (!host_steps.empty()) {
+      std::vector<int64_t> dev_end(host_steps.size(), kMissingI64);
+      std::vector<int64_t> dev_count(host_steps.size(), 0);
+      for (const GpuOp& op : dev_ops) {
+        uint32_t row = tl.FindApiRow(op.correlation_id);
+        if (row == UINT32_MAX) continue;
+        int64_t t = api.start_ns[row];
+        auto it = std::upper_bound(host_steps.begin(), host_steps.end(), t,
+                                   [](int64_t x, const StepWindow& s) { return x < s.host_start_ns; });
+        if (it == host_steps.begin()) continue;
+        --it;
+        if (t >= it->host_end_ns || api.end_ns[row] > it->host_end_ns) continue;
+        size_t idx = static_cast<size_t>(it - host_steps.begin());
+        dev_end[idx] = IsValid(dev_end[idx]) ? std::max(dev_end[idx], op.end_ns) : op.end_ns;
+        ++dev_count[idx];
+      }
+      size_t n = host_steps.size();
+      while (n > 0 && dev_count[n - 1] == 0) --n;
+      if (n >= 2 && static_cast<double>(dev_count[n - 1]) < 0.8 * static_cast<double>(dev_count[n - 2]))
+        --n;
+      int64_t prev_end = kMissingI64;
+      for (size_t i = 0; i < n; ++i) {
+        StepWindow w = host_steps[i];
+        w.start_ns = IsValid(prev_end) ? std::max(prev_end, w.host_start_ns) : w.host_start_ns;
+        w.end_ns = IsValid(dev_end[i]) ? std::max(w.host_end_ns, dev_end[i]) : w.host_end_ns;
+        if (w.end_ns <= w.start_ns) continue;
+        prev_end = w.end_ns;
+        d.steps.push_back(w);
+      }
+      d.steps_from_markers = !d.steps.empty();
+    }
+    if (d.steps.empty()) {
+      StepWindow w;
+      w.step = 0;
+      w.start_ns = w.host_start_ns = d.busy.front().start_ns;
+      w.end_ns = w.host_end_ns = d.busy.back().end_ns;
+      d.steps.push_back(w);
+    }
+    for (const StepWindow& w : d.steps) d.steps_total_ns += w.end_ns - w.start_ns;
+
+    // Idle gaps inside windows, attributed.
+    // Blocking calls sorted by start with a running max of their end, so
+    // "some call covers t" is one binary search.
+    std::vector<int64_t> bstart, bmaxend;
+    std::vector<uint32_t> bmaxrow;
+    for (uint32_t row : tl.blocking_api_rows) {
+      bstart.push_back(api.start_ns[row]);
+      bool take = bmaxend.empty() || api.end_ns[row] > bmaxend.back();
+      bmaxend.push_back(take ? api.end_ns[row] : bmaxend.back());
+      bmaxrow.push_back(take ? row : bmaxrow.back());
+    }
+    auto covering_sync = [&](int64_t t) -> uint32_t {
+      auto it = std::upper_bound(bstart.begin(), bstart.end(), t);
+      if (it == bstart.begin()) return UINT32_MAX;
+      size_t i = static_cast<size_t>(it - bstart.begin()) - 1;
+      return bmaxend[i] >= t ? bmaxrow[i] : UINT32_MAX;
+    };
+
+    for (size_t wi = 0; wi < d.steps.size(); ++wi) {
+      const StepWindow& w = d.steps[wi];
+      // Busy intervals overlapping the window; gaps between them (and at the edges).
+      auto it = std::upper_bound(d.busy.begin(), d.busy.end(), w.start_ns,
+                                 [](int64_t t, const Interval& i) { return t < i.end_ns; });
+      int64_t cur = w.start_ns;
+      auto emit = [&](int64_t g0, int64_t g1, int64_t next_corr) {
+        if (g1 <= g0) return;
+        int64_t len = g1 - g0;
+        d.idle_ns += len;
+        int64_t dl = OverlapLength(tl.dataloader, g0, g1);
+        if (dl > 0) {
+          d.gaps.push_back({g0, g1, dl, IdleCause::kDataLoader, static_cast<int32_t>(wi)});
+          d.idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] += dl;
+        }
+        int64_t rest = len - dl;
+        if (rest <= 0) return;
+        IdleGap g{g0, g1, rest, IdleCause::kOther, static_cast<int32_t>(wi)};
+        uint32_t srow = covering_sync(g0);
+        if (srow != UINT32_MAX) {
+          g.cause = IdleCause::kSync;
+          g.sync_api_row = srow;
+        } else {
+          uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;
+          if (row != UINT32_MAX && api.start_ns[row] > g0)
+            g.cause = IdleCause::kHostLaunch;
+          else if (len < kKernelWaitThresholdNs)
+            g.cause = IdleCause::kKernelWait;
+        }
+        d.idle_by_cause[static_cast<size_t>(g.cause)] += rest;
+        d.gaps.push_back(g);
+      };
+      for (; it != d.busy.end() && it->start_ns < w.end_ns; ++it) {
+        size_t bi = static_cast<size_t>(it - d.busy.begin());
+        if (it->start_ns > cur) emit(cur, it->start_ns, starter[bi]);
+        cur = std::max(cur, it->end_ns);
+      }
+      if (cur < w.end_ns) emit(cur, w.end_ns, kMissingI64);
+    }
+
+    // Kernels and launches inside the windows.
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (k.device_id[i] != dev || !Valid(k.start_ns[i], k.end_ns[i])) continue;
+      if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
+      ++d.kernel_count;
+      d.kernel_ns += k.end_ns[i] - k.start_ns[i];
+    }
+    tl.devices.push_back(std::move(d));
+  }
+
+  // Launch calls: attributed to the device of their first GPU op (one pass).
+  {
+    std::vector<int32_t> dev_of_corr(tl.corr_keys.size(), kMissingI32);
+    auto note = [&](int64_t corr, int32_t dev) {
+      auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), corr);
+      if (it != tl.corr_keys.end() && *it == corr) {
+        size_t i = static_cast<size_t>(it - tl.corr_keys.begin());
+        if (!IsValid(dev_of_corr[i])) dev_of_corr[i] = dev;
+      }
+    };
+    for (size_t i = 0; i < k.size(); ++i)
+      if (IsValid(k.correlation_id[i])) note(k.correlation_id[i], k.device_id[i]);
+    for (size_t i = 0; i < api.size(); ++i) {
+      if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
+      if (!IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
+      auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), api.correlation_id[i]);
+      int32_t dev = kMissingI32;
+      if (it != tl.corr_keys.end() && *it == api.correlation_id[i])
+        dev = dev_of_corr[static_cast<size_t>(it - tl.corr_keys.begin())];
+      for (DeviceTimeline& d : tl.devices) {
+        bool mine = IsValid(dev) ? d.device_id == dev : tl.devices.size() == 1;
+        if (!mine) continue;
+        // Only calls inside the device's windows count.
+        int32_t si = Timeline::StepIndexAt(d, api.start_ns[i]);
+        if (si < 0 && d.steps_from_markers) continue;
+        ++d.launch_api_count;
+        d.launch_api_ns += api.end_ns[i] - api.start_ns[i];
+      }
+    }
+  }
+  return tl;
+}
+
+}  // namespace gpuwhy::analysis::detectors

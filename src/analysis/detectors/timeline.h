@@ -1,0 +1,126 @@
+// Timeline: the shared, precomputed view of one trace that every detector
+// reads — step windows, per-device busy intervals, and every GPU idle gap
+// inside the steps attributed to one cause.
+//
+// Lifecycle: BuildTimeline() once per trace; detectors take it by const ref
+// together with the trace. Pure; linear in events plus a few sorts.
+//
+// Idle attribution (a device-level version of HTA's idle-time breakdown):
+// each gap of the device's busy union (kernels + memcpy + memset) inside a
+// step window is split into
+//   - kDataLoader: the part overlapping a DataLoader range on the host
+//     (`enumerate(DataLoader)#...__next__`, `enumerate(DataPipe)#...`);
+//   - then the rest, as a whole, to
+//     kSync       the GPU drained while a host-blocking sync/copy call ran;
+//     kHostLaunch the op that ends the gap was launched after the gap began
+//                 (HTA host_wait: the CPU was not enqueuing fast enough);
+//     kKernelWait the gap is under 30 µs (HTA kernel_wait);
+//     kOther      anything else (events, other streams, unknown launch).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/units.h"
+#include "model/trace.h"
+
+namespace gpuwhy::analysis::detectors {
+
+// Interval: [start_ns, end_ns).
+struct Interval {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+// IntervalList: sorted, disjoint, non-empty intervals.
+using IntervalList = std::vector<Interval>;
+
+// UnionOf: the union of `v` (any order, empty or invalid intervals dropped).
+IntervalList UnionOf(std::vector<Interval> v);
+// TotalLength: summed length of a list.
+int64_t TotalLength(const IntervalList& a);
+// OverlapLength: |a ∩ [s, e)|.
+int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e);
+// OverlapLength: |a ∩ b|.
+int64_t OverlapLength(const IntervalList& a, const IntervalList& b);
+// Subtract: a − b.
+IntervalList Subtract(const IntervalList& a, const IntervalList& b);
+// Intersect: a ∩ b.
+IntervalList Intersect(const IntervalList& a, const IntervalList& b);
+
+// StepWindow: one step's device-adjusted window (tb_plugin §4.1 rules).
+struct StepWindow {
+  int32_t step = kMissingI32;  // N of ProfilerStep#N; index when synthesized
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t host_start_ns = 0;
+  int64_t host_end_ns = 0;
+};
+
+// IdleCause: see the file comment. Values index IdleByCause.
+enum class IdleCause : uint8_t { kDataLoader = 0, kSync = 1, kHostLaunch = 2, kKernelWait = 3, kOther = 4 };
+inline constexpr size_t kIdleCauseCount = 5;
+std::string_view ToString(IdleCause c);
+
+// kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
+inline constexpr int64_t kKernelWaitThresholdNs = 30 * kNsPerUs;
+
+// IdleGap: one attributed piece of idle time.
+struct IdleGap {
+  int64_t start_ns = 0;  // the whole gap this piece comes from
+  int64_t end_ns = 0;
+  int64_t attributed_ns = 0;  // the piece's length (== end-start unless split)
+  IdleCause cause = IdleCause::kOther;
+  int32_t step_index = -1;    // index into DeviceTimeline::steps
+  uint32_t sync_api_row = UINT32_MAX;  // kSync: the blocking call
+};
+
+// DeviceTimeline: one device with GPU events.
+struct DeviceTimeline {
+  int32_t device_id = kMissingI32;
+  IntervalList busy;          // kernels + memcpy + memset
+  IntervalList kernel_busy;   // kernels only
+  IntervalList comm_busy;     // communication kernels
+  IntervalList compute_busy;  // non-communication kernels
+  std::vector<StepWindow> steps;
+  bool steps_from_markers = false;  // false: one synthesized window = device span
+  int64_t steps_total_ns = 0;       // summed window lengths
+  std::vector<IdleGap> gaps;        // in time order, inside the windows
+  std::array<int64_t, kIdleCauseCount> idle_by_cause{};  // summed over steps
+  int64_t idle_ns = 0;              // summed idle inside the windows
+  int64_t kernel_count = 0;         // kernels starting inside the windows
+  int64_t launch_api_count = 0;     // launch calls (see IsLaunchApi) feeding this device
+  int64_t launch_api_ns = 0;
+  int64_t kernel_ns = 0;            // summed kernel durations inside the windows
+};
+
+// Timeline: everything above for one trace.
+struct Timeline {
+  std::vector<DeviceTimeline> devices;  // by device id
+  IntervalList dataloader;              // host DataLoader ranges (union)
+  std::vector<uint32_t> blocking_api_rows;  // host-blocking sync/copy calls, by start
+  // api row of each correlation id (launch or copy call), for GPU→host links.
+  std::vector<int64_t> corr_keys;       // sorted correlation ids
+  std::vector<uint32_t> corr_rows;      // api row for corr_keys[i]
+  // FindApiRow: the api row with this correlation id, or UINT32_MAX.
+  uint32_t FindApiRow(int64_t correlation_id) const;
+  // StepIndexAt: index of the window of `device` containing t, or -1.
+  static int32_t StepIndexAt(const DeviceTimeline& device, int64_t t);
+  // Primary: the device with the most kernel time, or nullptr.
+  const DeviceTimeline* Primary() const;
+};
+
+// IsDataLoaderRange: the TB-plugin DataLoader name rule.
+bool IsDataLoaderRange(std::string_view name);
+// IsLaunchApi: a kernel/graph launch call, by (kind, cbid) or by name.
+bool IsLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid);
+// IsGraphLaunchApi: cudaGraphLaunch / cuGraphLaunch.
+bool IsGraphLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid);
+// IsHostBlockingApi: explicit syncs and blocking copies (summary's sync table).
+bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid);
+
+// BuildTimeline: the timeline of `trace` (Finalize()d).
+Timeline BuildTimeline(const model::Trace& trace);
+
+}  // namespace gpuwhy::analysis::detectors
