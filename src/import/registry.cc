@@ -13,6 +13,7 @@
 
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
+#include "import/nsys/nsys_importer.h"
 #include "import/recording/recording_importer.h"
 
 namespace gpuwhy::import {
@@ -80,6 +81,7 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
   // new formats here (one line each).
   std::vector<std::unique_ptr<Importer>> v;
   v.push_back(std::make_unique<KinetoImporter>());
+  v.push_back(std::make_unique<NsysImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
   return v;
 }

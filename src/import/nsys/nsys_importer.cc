@@ -1,0 +1,943 @@
+#include "import/nsys/nsys_importer.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "import/nsys/sqlite_db.h"
+
+namespace gpuwhy::import {
+
+using model::ApiKind;
+using model::CopyKind;
+using model::CounterKind;
+using model::CounterUnit;
+using model::ImportStat;
+using model::MemoryKind;
+using model::RangeKind;
+using model::SyncKind;
+
+bool LooksLikeSqlite(std::string_view prefix) {
+  static constexpr char kMagic[] = "SQLite format 3";  // followed by a NUL in the header
+  return prefix.size() >= sizeof(kMagic) && std::memcmp(prefix.data(), kMagic, sizeof(kMagic)) == 0;
+}
+
+namespace {
+
+// Pid/tid of an nsys globalTid / globalPid: (vm << 48) | (pid << 24) | tid.
+int32_t PidOf(int64_t global) {
+  return IsValid(global) ? static_cast<int32_t>((global >> 24) & 0xFFFFFF) : kMissingI32;
+}
+int64_t TidOf(int64_t global) { return IsValid(global) ? (global & 0xFFFFFF) : kMissingI64; }
+
+// CUPTI copy kinds 0..10 are the model's values; nsys's unified-memory kinds
+// 11..13 fold into their plain direction.
+CopyKind CopyKindOf(int64_t v) {
+  if (v >= 0 && v <= 10) return static_cast<CopyKind>(v);
+  if (v == 11) return CopyKind::kHtoD;
+  if (v == 12) return CopyKind::kDtoH;
+  if (v == 13) return CopyKind::kDtoD;
+  return CopyKind::kUnknown;
+}
+
+// nsys ENUM_CUDA_MEM_KIND: 0 Pageable, 1 Pinned, 2 Device, 3 Array, 4 Managed,
+// 5 Device Static, 6 Managed Static, 7 Unknown; the model counts from 1.
+MemoryKind MemKindOf(int64_t v) {
+  if (v >= 0 && v <= 6) return static_cast<MemoryKind>(v + 1);
+  return MemoryKind::kUnknown;
+}
+
+SyncKind SyncKindOf(int64_t v) {
+  if (v >= 1 && v <= 4) return static_cast<SyncKind>(v);
+  return SyncKind::kUnknown;
+}
+
+// RepairUtf8: `s` with every invalid UTF-8 sequence replaced by U+FFFD.
+// Returns false (and leaves `out` untouched) when `s` is already valid.
+bool RepairUtf8(std::string_view s, std::string* out) {
+  auto valid_at = [&](size_t i, size_t* len) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80) { *len = 1; return true; }
+    if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
+    else return false;
+    if (i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid too.
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    *len = n;
+    return true;
+  };
+  size_t i = 0, len = 0;
+  while (i < s.size() && valid_at(i, &len)) i += len;
+  if (i == s.size()) return false;
+  out->assign(s.substr(0, i));
+  while (i < s.size()) {
+    if (valid_at(i, &len)) {
+      out->append(s.substr(i, len));
+      i += len;
+    } else {
+      out->append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return true;
+}
+
+// MetricMapping: how a GPU_METRICS name becomes a counter series.
+struct MetricMapping {
+  CounterKind kind = CounterKind::kOther;
+  CounterUnit unit = CounterUnit::kPercent;
+  double scale = 1.0;  // raw value * scale = stored value
+  int dram = 0;        // 1 read, 2 write share (summed into kDramActive)
+};
+
+MetricMapping MapMetric(std::string_view full) {
+  // Newer nsys appends units ("SMs Active [Throughput %]"); match the stem.
+  std::string_view name = full.substr(0, full.find(" ["));
+  MetricMapping m;
+  auto is = [&](std::string_view a) { return name == a; };
+  auto has = [&](std::string_view a) { return name.find(a) != std::string_view::npos; };
+  if (is("SM Active") || is("SMs Active")) {
+    m = {CounterKind::kSmActive, CounterUnit::kRatio, 0.01, 0};
+  } else if (is("Tensor Active") || is("Tensor Active / FP16 Active")) {
+    m = {CounterKind::kTensorActive, CounterUnit::kRatio, 0.01, 0};
+  } else if (is("GR Active")) {
+    m = {CounterKind::kGrEngineActive, CounterUnit::kRatio, 0.01, 0};
+  } else if (is("Compute Warps In Flight") || is("Compute Warps in Flight")) {
+    m = {CounterKind::kSmOccupancy, CounterUnit::kRatio, 0.01, 0};
+  } else if (is("GPC Clock Frequency")) {
+    m = {CounterKind::kSmClockMhz, CounterUnit::kMhz, 1e-6, 0};
+  } else if (has("Clock Frequency")) {
+    m = {CounterKind::kOther, CounterUnit::kMhz, 1e-6, 0};
+  } else if (has("Requests")) {
+    m = {CounterKind::kOther, CounterUnit::kCount, 1.0, 0};
+  } else if (has("DRAM Read")) {
+    m.dram = 1;
+  } else if (has("DRAM Write")) {
+    m.dram = 2;
+  }
+  return m;
+}
+
+int64_t MedianPeriod(const std::vector<int64_t>& ts) {
+  if (ts.size() < 2) return kMissingI64;
+  std::vector<int64_t> d;
+  d.reserve(ts.size() - 1);
+  for (size_t i = 1; i < ts.size(); ++i)
+    if (ts[i] > ts[i - 1]) d.push_back(ts[i] - ts[i - 1]);
+  if (d.empty()) return kMissingI64;
+  std::nth_element(d.begin(), d.begin() + static_cast<ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+class Reader {
+ public:
+  Reader(const SqliteDb& db, model::Trace& t, NsysScanStats& scan) : db_(db), t_(t), scan_(scan) {}
+
+  Status Run();
+
+ private:
+  // Select: a prepared SELECT over `cols` of `table`; absent columns read NULL.
+  Result<SqliteStmt> Select(std::string_view table, std::initializer_list<std::string_view> cols,
+                            std::string_view tail = "") const;
+  Status RowError(std::string_view table, uint64_t row) const {
+    return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (table {}, row {})",
+                                    db_.path(), sqlite3_errmsg(db_.get()), table, row));
+  }
+  size_t RowEstimate(std::string_view table) const;
+  StringId Str(int64_t nsys_id) const {
+    if (!IsValid(nsys_id) || nsys_id < 0) return kEmptyString;
+    if (static_cast<uint64_t>(nsys_id) < dense_.size()) return dense_[static_cast<size_t>(nsys_id)];
+    auto it = sparse_.find(nsys_id);
+    return it == sparse_.end() ? kEmptyString : it->second;
+  }
+  StringId InternRepaired(std::string_view s);
+
+  Status Meta();
+  Status Strings();
+  Status Gpus();
+  Status Kernels();
+  Status Memcpys();
+  Status Memsets();
+  Status Runtime();
+  Status Syncs();
+  Status Nvtx();
+  Status Osrt();
+  Status Overhead();
+  Status ProcessesAndThreads();
+  Status Metrics();
+  Status GenericEvents();
+  void AddMetricSample(int64_t type_id, std::string_view name, int64_t ts, double raw);
+  void FinishMetrics();
+  int32_t MetricDevice(int64_t type_id) const;
+  void GpuProcesses();
+
+  const SqliteDb& db_;
+  model::Trace& t_;
+  NsysScanStats& scan_;
+  std::vector<StringId> dense_;
+  std::unordered_map<int64_t, StringId> sparse_;
+  std::string scratch_;
+  std::map<int64_t, int32_t> gpu_id_to_ordinal_;
+  std::vector<model::Device> listed_devices_;
+  std::map<std::pair<int64_t, std::string>, size_t> metric_series_;
+  std::vector<MetricMapping> metric_map_;
+};
+
+Result<SqliteStmt> Reader::Select(std::string_view table,
+                                  std::initializer_list<std::string_view> cols,
+                                  std::string_view tail) const {
+  std::vector<std::string> have = db_.Columns(table);
+  std::string sql = "SELECT ";
+  bool first = true;
+  for (std::string_view c : cols) {
+    if (!first) sql += ", ";
+    first = false;
+    if (std::find(have.begin(), have.end(), c) != have.end()) {
+      sql += '"';
+      sql += c;
+      sql += '"';
+    } else {
+      sql += "NULL";
+    }
+  }
+  sql += fmt::format(" FROM \"{}\" {}", table, tail);
+  return db_.Prepare(sql);
+}
+
+size_t Reader::RowEstimate(std::string_view table) const {
+  Result<SqliteStmt> st = db_.Prepare(fmt::format("SELECT max(rowid) FROM \"{}\"", table));
+  if (!st.ok() || st->Step() != SQLITE_ROW) return 0;
+  int64_t n = st->I64(0);
+  return (IsValid(n) && n > 0 && n < (int64_t{1} << 31)) ? static_cast<size_t>(n) : 0;
+}
+
+StringId Reader::InternRepaired(std::string_view s) {
+  if (RepairUtf8(s, &scratch_)) {
+    t_.stats.Bump(ImportStat::invalid_utf8);
+    return t_.strings.Intern(scratch_);
+  }
+  return t_.strings.Intern(s);
+}
+
+Status Reader::Meta() {
+  for (std::string_view table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+    if (!db_.HasTable(table)) continue;
+    ASSIGN_OR_RETURN(SqliteStmt st, Select(table, {"name", "value"}));
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) {
+      if (st.Text(0) == "EXPORT_SCHEMA_VERSION") t_.info.format_version = std::string(st.Text(1));
+    }
+    if (rc != SQLITE_DONE) return RowError(table, 0);
+  }
+  if (db_.HasTable("TARGET_INFO_SESSION_START_TIME")) {
+    ASSIGN_OR_RETURN(SqliteStmt st, Select("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}));
+    if (st.Step() == SQLITE_ROW) t_.info.base_time_ns = st.I64(0);
+  }
+  return Status::Ok();
+}
+
+Status Reader::Strings() {
+  if (!db_.HasTable("StringIds")) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select("StringIds", {"id", "value"}));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    int64_t id = st.I64(0);
+    if (!IsValid(id) || id < 0) continue;
+    StringId sid = InternRepaired(st.Text(1));
+    // Ids are dense from 0 in every export seen; a sparse map guards the rest.
+    if (id < (int64_t{1} << 26)) {
+      if (static_cast<size_t>(id) >= dense_.size()) dense_.resize(static_cast<size_t>(id) + 1, 0);
+      dense_[static_cast<size_t>(id)] = sid;
+    } else {
+      sparse_[id] = sid;
+    }
+  }
+  scan_.string_rows = row;
+  if (rc != SQLITE_DONE) return RowError("StringIds", row);
+  return Status::Ok();
+}
+
+Status Reader::Gpus() {
+  if (!db_.HasTable("TARGET_INFO_GPU")) return Status::Ok();
+  ASSIGN_OR_RETURN(
+      SqliteStmt st,
+      Select("TARGET_INFO_GPU",
+             {"id", "cuDevice", "name", "uuid", "smCount", "computeMajor", "computeMinor",
+              "totalMemory", "maxThreadsPerBlock", "maxBlocksPerSm", "maxRegistersPerSm",
+              "maxRegistersPerBlock", "maxShmemPerSm", "maxShmemPerBlock", "maxShmemPerBlockOptin",
+              "threadsPerWarp", "maxWarpsPerSm", "busLocation"}));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    model::Device d;
+    int64_t id = st.I64(0), cu = st.I64(1);
+    // CUPTI's deviceId is the CUDA ordinal (cuDevice); `id` is nsys's own.
+    int64_t ordinal = IsValid(cu) ? cu : id;
+    if (!IsValid(ordinal)) continue;
+    d.device_id = static_cast<int32_t>(ordinal);
+    if (IsValid(id)) gpu_id_to_ordinal_[id] = d.device_id;
+    d.vendor = model::Vendor::kNvidia;
+    d.name = InternRepaired(st.Text(2));
+    d.uuid = InternRepaired(st.Text(3));
+    d.sm_count = st.I32(4);
+    d.cc_major = st.I32(5);
+    d.cc_minor = st.I32(6);
+    d.total_memory_bytes = st.I64(7);
+    d.max_threads_per_block = st.I32(8);
+    d.max_blocks_per_sm = st.I32(9);
+    d.regs_per_sm = st.I32(10);
+    d.regs_per_block = st.I32(11);
+    d.smem_per_sm_bytes = st.I64(12);
+    d.smem_per_block_bytes = st.I64(13);
+    d.smem_per_block_optin_bytes = st.I64(14);
+    d.warp_size = st.I32(15);
+    int32_t warps = st.I32(16);
+    if (IsValid(warps) && IsValid(d.warp_size)) d.max_threads_per_sm = warps * d.warp_size;
+    // busLocation "dddd:bb:dd.f" -> (domain << 16) | (bus << 8) | (device << 3) | function.
+    unsigned dom = 0, bus = 0, dev = 0, fn = 0;
+    std::string loc(st.Text(17));
+    if (std::sscanf(loc.c_str(), "%x:%x:%x.%x", &dom, &bus, &dev, &fn) == 4)
+      d.pcie_bus_id = (int64_t{dom} << 16) | (int64_t{bus} << 8) | (int64_t{dev} << 3) | fn;
+    listed_devices_.push_back(d);
+  }
+  if (rc != SQLITE_DONE) return RowError("TARGET_INFO_GPU", row);
+  return Status::Ok();
+}
+
+Status Reader::Kernels() {
+  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st,
+                   Select(kTable, {"start", "end", "deviceId", "streamId", "correlationId",
+                                   "globalPid", "demangledName", "shortName", "gridX", "gridY",
+                                   "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+                                   "staticSharedMemory", "dynamicSharedMemory", "graphId"}));
+  t_.kernels.Reserve(RowEstimate(kTable));
+  int rc;
+  uint64_t row = 0;
+  model::KernelRow r;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    r.device_id = st.I32(2);
+    r.stream_id = st.I64(3);
+    r.correlation_id = st.I64(4);
+    r.pid = PidOf(st.I64(5));
+    StringId name = Str(st.I64(6));
+    r.name = name != kEmptyString ? name : Str(st.I64(7));
+    r.grid_x = st.I32(8);
+    r.grid_y = st.I32(9);
+    r.grid_z = st.I32(10);
+    r.block_x = st.I32(11);
+    r.block_y = st.I32(12);
+    r.block_z = st.I32(13);
+    r.registers_per_thread = st.I32(14);
+    r.static_shared_mem_bytes = st.I32(15);
+    r.dynamic_shared_mem_bytes = st.I32(16);
+    r.shared_mem_bytes = (IsValid(r.static_shared_mem_bytes) && IsValid(r.dynamic_shared_mem_bytes))
+                             ? r.static_shared_mem_bytes + r.dynamic_shared_mem_bytes
+                             : kMissingI32;
+    r.graph_id = st.I64(17);
+    t_.kernels.Append(r);
+  }
+  scan_.kernel_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Memcpys() {
+  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st,
+                   Select(kTable, {"start", "end", "deviceId", "streamId", "correlationId",
+                                   "globalPid", "bytes", "copyKind", "srcKind", "dstKind",
+                                   "srcDeviceId", "dstDeviceId"}));
+  t_.memcpys.Reserve(RowEstimate(kTable));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    model::MemcpyRow r;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    r.device_id = st.I32(2);
+    r.stream_id = st.I64(3);
+    r.correlation_id = st.I64(4);
+    r.pid = PidOf(st.I64(5));
+    r.bytes = st.I64(6);
+    int64_t ck = st.I64(7), sk = st.I64(8), dk = st.I64(9);
+    r.copy_kind = CopyKindOf(ck);
+    r.src_kind = MemKindOf(sk);
+    r.dst_kind = MemKindOf(dk);
+    if (r.copy_kind == CopyKind::kUnknown || r.src_kind == MemoryKind::kUnknown ||
+        r.dst_kind == MemoryKind::kUnknown)
+      t_.stats.Bump(ImportStat::unknown_memcpy_kind);
+    r.src_device_id = st.I32(10);
+    r.dst_device_id = st.I32(11);
+    t_.memcpys.Append(r);
+  }
+  scan_.memcpy_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Memsets() {
+  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "deviceId", "streamId",
+                                                  "correlationId", "globalPid", "bytes", "memKind"}));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    model::MemsetRow r;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    r.device_id = st.I32(2);
+    r.stream_id = st.I64(3);
+    r.correlation_id = st.I64(4);
+    r.pid = PidOf(st.I64(5));
+    r.bytes = st.I64(6);
+    r.dst_kind = MemKindOf(st.I64(7));
+    t_.memsets.Append(r);
+  }
+  scan_.memset_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Runtime() {
+  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "eventClass", "globalTid",
+                                                  "correlationId", "nameId"}));
+  t_.api_calls.Reserve(t_.api_calls.size() + RowEstimate(kTable));
+  int rc;
+  uint64_t row = 0;
+  model::ApiRow r;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    int64_t cls = st.I64(2);
+    int64_t gtid = st.I64(3);
+    r.pid = PidOf(gtid);
+    r.tid = TidOf(gtid);
+    r.correlation_id = st.I64(4);
+    r.name = Str(st.I64(5));
+    if (cls == 0) {
+      r.kind = ApiKind::kRuntime;
+    } else if (cls == 1) {
+      r.kind = ApiKind::kDriver;
+    } else {
+      std::string_view n = t_.Str(r.name);
+      r.kind = n.substr(0, 4) == "cuda" ? ApiKind::kRuntime
+               : n.substr(0, 2) == "cu" ? ApiKind::kDriver
+                                        : ApiKind::kOther;
+    }
+    t_.api_calls.Append(r);
+  }
+  scan_.runtime_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Syncs() {
+  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "deviceId", "streamId",
+                                                  "correlationId", "globalPid", "syncType",
+                                                  "eventId"}));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    model::SyncRow r;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    r.device_id = st.I32(2);
+    r.stream_id = st.I64(3);
+    r.correlation_id = st.I64(4);
+    r.pid = PidOf(st.I64(5));
+    r.kind = SyncKindOf(st.I64(6));
+    r.event_id = st.I64(7);
+    // Context synchronization has no stream (nsys writes the stream as NULL or -1).
+    if (r.kind == SyncKind::kContextSynchronize) r.stream_id = kMissingI64;
+    t_.syncs.Append(r);
+  }
+  scan_.sync_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Nvtx() {
+  constexpr std::string_view kTable = "NVTX_EVENTS";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  constexpr int64_t kMark = 34, kPushPop = 59, kStartEnd = 60, kDomainCreate = 75;
+  // Domains first: their create rows may follow the ranges that use them.
+  std::unordered_map<int64_t, StringId> domains;
+  {
+    ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"domainId", "text", "textId"},
+                                           "WHERE eventType = 75"));
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) {
+      StringId name = st.IsNull(1) ? Str(st.I64(2)) : InternRepaired(st.Text(1));
+      if (IsValid(st.I64(0))) domains[st.I64(0)] = name;
+    }
+    if (rc != SQLITE_DONE) return RowError(kTable, 0);
+  }
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "eventType", "text", "textId",
+                                                  "globalTid", "domainId"}));
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    int64_t type = st.I64(2);
+    if (type == kDomainCreate) continue;
+    if (type != kMark && type != kPushPop && type != kStartEnd) {
+      t_.stats.Bump(ImportStat::unknown_category);
+      continue;
+    }
+    StringId name = st.IsNull(3) ? Str(st.I64(4)) : InternRepaired(st.Text(3));
+    int64_t gtid = st.I64(5);
+    StringId domain = kEmptyString;
+    if (int64_t dom = st.I64(6); IsValid(dom) && dom != 0) {
+      auto it = domains.find(dom);
+      if (it != domains.end()) domain = it->second;
+    }
+    int64_t start = st.I64(0), end = st.I64(1);
+    if (!IsValid(start)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    if (type == kMark) {
+      model::MarkerRow m;
+      m.pid = PidOf(gtid);
+      m.tid = TidOf(gtid);
+      m.ts_ns = start;
+      m.name = name;
+      m.domain = domain;
+      t_.markers.Append(m);
+      continue;
+    }
+    if (!IsValid(end)) {  // a range never closed before the capture ended
+      t_.stats.Bump(ImportStat::missing_dur);
+      continue;
+    }
+    model::RangeRow r;
+    r.pid = PidOf(gtid);
+    r.tid = TidOf(gtid);
+    r.start_ns = start;
+    r.end_ns = std::max(start, end);
+    r.name = name;
+    r.kind = RangeKind::kNvtx;
+    r.domain = domain;
+    t_.ranges.Append(r);
+  }
+  scan_.nvtx_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Osrt() {
+  constexpr std::string_view kTable = "OSRT_API";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "globalTid", "nameId"}));
+  int rc;
+  uint64_t row = 0;
+  model::ApiRow r;
+  r.kind = ApiKind::kOsRuntime;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    r.end_ns = std::max(r.start_ns, r.end_ns);
+    int64_t gtid = st.I64(2);
+    r.pid = PidOf(gtid);
+    r.tid = TidOf(gtid);
+    r.name = Str(st.I64(3));
+    t_.api_calls.Append(r);
+  }
+  scan_.osrt_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::Overhead() {
+  constexpr std::string_view kTable = "PROFILER_OVERHEAD";
+  if (!db_.HasTable(kTable)) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "globalTid", "nameId"}));
+  StringId domain = t_.strings.Intern(kProfilerOverheadDomain);
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    model::RangeRow r;
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    r.end_ns = std::max(r.start_ns, r.end_ns);
+    int64_t gtid = st.I64(2);
+    r.pid = PidOf(gtid);
+    r.tid = TidOf(gtid);
+    r.name = Str(st.I64(3));
+    r.kind = RangeKind::kOther;
+    r.domain = domain;
+    t_.ranges.Append(r);
+  }
+  scan_.overhead_rows = row;
+  if (rc != SQLITE_DONE) return RowError(kTable, row);
+  return Status::Ok();
+}
+
+Status Reader::ProcessesAndThreads() {
+  if (db_.HasTable("PROCESSES")) {
+    ASSIGN_OR_RETURN(SqliteStmt st, Select("PROCESSES", {"globalPid", "pid", "name"}));
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) {
+      model::Process p;
+      p.pid = st.I32(1);
+      if (!IsValid(p.pid)) p.pid = PidOf(st.I64(0));
+      p.name = InternRepaired(st.Text(2));
+      t_.processes.push_back(p);
+    }
+    if (rc != SQLITE_DONE) return RowError("PROCESSES", 0);
+  }
+  if (db_.HasTable("ThreadNames")) {
+    ASSIGN_OR_RETURN(SqliteStmt st, Select("ThreadNames", {"nameId", "globalTid"}));
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) {
+      model::Thread th;
+      int64_t gtid = st.I64(1);
+      th.pid = PidOf(gtid);
+      th.tid = TidOf(gtid);
+      th.name = Str(st.I64(0));
+      t_.threads.push_back(th);
+    }
+    if (rc != SQLITE_DONE) return RowError("ThreadNames", 0);
+  }
+  return Status::Ok();
+}
+
+int32_t Reader::MetricDevice(int64_t type_id) const {
+  // GPU_METRICS typeId: the low byte is nsys's GPU id (TARGET_INFO_GPU.id).
+  int64_t gpu = type_id & 0xFF;
+  auto it = gpu_id_to_ordinal_.find(gpu);
+  return it != gpu_id_to_ordinal_.end() ? it->second : static_cast<int32_t>(gpu);
+}
+
+void Reader::AddMetricSample(int64_t type_id, std::string_view name, int64_t ts, double raw) {
+  auto key = std::make_pair(type_id, std::string(name));
+  auto it = metric_series_.find(key);
+  if (it == metric_series_.end()) {
+    MetricMapping m = MapMetric(name);
+    model::CounterSeries s;
+    s.name = t_.strings.Intern(name);
+    s.kind = m.kind;
+    s.unit = m.unit;
+    s.device_id = MetricDevice(type_id);
+    s.source = t_.strings.Intern(kNsysMetricsSource);
+    t_.counters.push_back(std::move(s));
+    metric_map_.push_back(m);
+    it = metric_series_.emplace(std::move(key), t_.counters.size() - 1).first;
+  }
+  model::CounterSeries& s = t_.counters[it->second];
+  const MetricMapping& m = metric_map_[it->second];
+  double v = raw * m.scale;
+  // Real exports hold int32-wrapped clock samples (negative): never a value.
+  if (!std::isfinite(raw) || raw < 0) {
+    t_.stats.Bump(ImportStat::negative_value);
+    v = kMissingF64;
+  }
+  s.ts_ns.push_back(ts);
+  s.value.push_back(v);
+}
+
+void Reader::FinishMetrics() {
+  size_t n = t_.counters.size();
+  for (size_t i = 0; i < n; ++i) t_.counters[i].period_ns = MedianPeriod(t_.counters[i].ts_ns);
+  // DRAM bandwidth use = read share + write share of peak, per device.
+  for (size_t r = 0; r < n && r < metric_map_.size(); ++r) {
+    if (metric_map_[r].dram != 1) continue;
+    for (size_t w = 0; w < n && w < metric_map_.size(); ++w) {
+      if (metric_map_[w].dram != 2 || t_.counters[w].device_id != t_.counters[r].device_id ||
+          t_.counters[w].ts_ns != t_.counters[r].ts_ns)
+        continue;
+      model::CounterSeries s;
+      s.name = t_.strings.Intern("DRAM Bandwidth (read + write)");
+      s.kind = CounterKind::kDramActive;
+      s.unit = CounterUnit::kRatio;
+      s.device_id = t_.counters[r].device_id;
+      s.source = t_.counters[r].source;
+      s.period_ns = t_.counters[r].period_ns;
+      s.ts_ns = t_.counters[r].ts_ns;
+      s.value.resize(s.ts_ns.size());
+      for (size_t k = 0; k < s.ts_ns.size(); ++k)
+        s.value[k] = (t_.counters[r].value[k] + t_.counters[w].value[k]) / 100.0;
+      t_.counters.push_back(std::move(s));
+      break;
+    }
+  }
+}
+
+Status Reader::Metrics() {
+  if (!db_.HasTable("GPU_METRICS")) return GenericEvents();
+  std::map<std::pair<int64_t, int64_t>, std::string> names;
+  if (db_.HasTable("TARGET_INFO_GPU_METRICS")) {
+    ASSIGN_OR_RETURN(SqliteStmt st,
+                     Select("TARGET_INFO_GPU_METRICS", {"typeId", "metricId", "metricName"}));
+    int rc;
+    while ((rc = st.Step()) == SQLITE_ROW) names[{st.I64(0), st.I64(1)}] = std::string(st.Text(2));
+    if (rc != SQLITE_DONE) return RowError("TARGET_INFO_GPU_METRICS", 0);
+  }
+  ASSIGN_OR_RETURN(SqliteStmt st,
+                   Select("GPU_METRICS", {"timestamp", "typeId", "metricId", "value"},
+                          "ORDER BY typeId, metricId, timestamp"));
+  int rc;
+  uint64_t row = 0;
+  std::string fallback;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    int64_t ts = st.I64(0), type = st.I64(1), metric = st.I64(2);
+    if (!IsValid(ts) || !IsValid(type) || !IsValid(metric)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    auto it = names.find({type, metric});
+    std::string_view name;
+    if (it != names.end()) {
+      name = it->second;
+    } else {
+      fallback = fmt::format("metric {}", metric);
+      name = fallback;
+    }
+    double v = st.F64(3);
+    if (!IsValid(v)) {
+      t_.stats.Bump(ImportStat::non_numeric_value);
+    }
+    AddMetricSample(type, name, ts, v);
+  }
+  scan_.metric_rows = row;
+  if (rc != SQLITE_DONE) return RowError("GPU_METRICS", row);
+  FinishMetrics();
+  return Status::Ok();
+}
+
+Status Reader::GenericEvents() {
+  // 2022.x exports carry GPU metrics only as one JSON object per sample.
+  if (!db_.HasTable("GENERIC_EVENTS")) return Status::Ok();
+  ASSIGN_OR_RETURN(SqliteStmt st, Select("GENERIC_EVENTS", {"timestamp", "rawTimestamp",
+                                                            "typeId", "data"}));
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string buf;
+  int rc;
+  uint64_t row = 0;
+  while ((rc = st.Step()) == SQLITE_ROW) {
+    ++row;
+    int64_t ts = st.IsNull(0) ? st.I64(1) : st.I64(0);
+    int64_t type = st.I64(2);
+    if (!IsValid(ts) || !IsValid(type)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      continue;
+    }
+    buf = simdjson::padded_string(st.Text(3));
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    if (parser.iterate(buf).get(doc) || doc.get_object().get(obj)) {
+      t_.stats.Bump(ImportStat::malformed_event);
+      continue;
+    }
+    bool bad = false;
+    for (auto field : obj) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) { bad = true; break; }
+      std::string name(key);
+      simdjson::ondemand::value val;
+      if (field.value().get(val)) { bad = true; break; }
+      double v = kMissingF64;
+      std::string_view text;
+      if (val.type() == simdjson::ondemand::json_type::string) {
+        if (!val.get_string().get(text)) {
+          std::string tmp(text);
+          char* endp = nullptr;
+          v = std::strtod(tmp.c_str(), &endp);
+          if (endp == tmp.c_str()) v = kMissingF64;
+        }
+      } else if (val.type() == simdjson::ondemand::json_type::number) {
+        if (val.get_double().get(v)) v = kMissingF64;
+      }
+      if (!IsValid(v)) t_.stats.Bump(ImportStat::non_numeric_value);
+      AddMetricSample(type, name, ts, v);
+    }
+    if (bad) t_.stats.Bump(ImportStat::malformed_event);
+  }
+  scan_.metric_rows = row;
+  if (rc != SQLITE_DONE) return RowError("GENERIC_EVENTS", row);
+  FinishMetrics();
+  return Status::Ok();
+}
+
+void Reader::GpuProcesses() {
+  // One row per (device, pid) with GPU work, first/last seen from the events.
+  struct Span { int64_t first = INT64_MAX, last = INT64_MIN; };
+  std::map<std::pair<int32_t, int32_t>, Span> spans;
+  auto scan = [&](const std::vector<int32_t>& dev, const std::vector<int32_t>& pid,
+                  const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+    std::pair<int32_t, int32_t> last_key{kMissingI32, kMissingI32};
+    Span* cur = nullptr;
+    for (size_t i = 0; i < dev.size(); ++i) {
+      std::pair<int32_t, int32_t> key{dev[i], pid[i]};
+      if (cur == nullptr || key != last_key) {
+        cur = &spans[key];
+        last_key = key;
+      }
+      cur->first = std::min(cur->first, start[i]);
+      cur->last = std::max(cur->last, end[i]);
+    }
+  };
+  scan(t_.kernels.device_id, t_.kernels.pid, t_.kernels.start_ns, t_.kernels.end_ns);
+  scan(t_.memcpys.device_id, t_.memcpys.pid, t_.memcpys.start_ns, t_.memcpys.end_ns);
+  scan(t_.memsets.device_id, t_.memsets.pid, t_.memsets.start_ns, t_.memsets.end_ns);
+  for (const auto& [key, span] : spans) {
+    model::GpuProcessRow r;
+    r.device_id = key.first;
+    r.pid = key.second;
+    for (const model::Process& p : t_.processes)
+      if (p.pid == r.pid) r.name = p.name;
+    r.first_seen_ns = span.first;
+    r.last_seen_ns = span.last;
+    r.is_profiled = true;
+    t_.gpu_processes.Append(r);
+  }
+}
+
+Status Reader::Run() {
+  // An nsys export always has StringIds plus its metadata or target tables.
+  bool meta = db_.HasTable("META_DATA_EXPORT") || db_.HasTable("EXPORT_META_DATA") ||
+              db_.HasTable("TARGET_INFO_GPU") || db_.HasTable("ANALYSIS_DETAILS") ||
+              db_.HasTable("CUPTI_ACTIVITY_KIND_KERNEL");
+  if (!db_.HasTable("StringIds") || !meta) {
+    std::string found;
+    for (size_t i = 0; i < db_.Tables().size() && i < 8; ++i)
+      found += (i ? ", " : "") + db_.Tables()[i];
+    if (db_.Tables().size() > 8) found += ", ...";
+    return InvalidInput(fmt::format(
+        "{}: SQLite database is not an Nsight Systems export (no StringIds / META_DATA_EXPORT "
+        "tables; tables found: {})",
+        db_.path(), found.empty() ? "none" : found));
+  }
+  t_.info.format = "nsys-sqlite";
+  t_.info.clock = "nsys_session";
+  RETURN_IF_ERROR(Meta());
+  RETURN_IF_ERROR(Strings());
+  RETURN_IF_ERROR(Gpus());
+  RETURN_IF_ERROR(ProcessesAndThreads());
+  RETURN_IF_ERROR(Kernels());
+  RETURN_IF_ERROR(Memcpys());
+  RETURN_IF_ERROR(Memsets());
+  RETURN_IF_ERROR(Runtime());
+  RETURN_IF_ERROR(Syncs());
+  RETURN_IF_ERROR(Nvtx());
+  RETURN_IF_ERROR(Osrt());
+  RETURN_IF_ERROR(Overhead());
+  RETURN_IF_ERROR(Metrics());
+  GpuProcesses();
+  // TARGET_INFO_GPU lists every GPU of the node; keep the ones with traced
+  // activity, or all of them when nothing was traced (so a report can say so).
+  bool any_gpu_work = !t_.kernels.empty() || !t_.memcpys.empty() || !t_.memsets.empty() ||
+                      !t_.syncs.empty() || !t_.counters.empty();
+  for (const model::Device& d : listed_devices_) {
+    bool used = !any_gpu_work;
+    auto in = [&](const std::vector<int32_t>& col) {
+      return std::find(col.begin(), col.end(), d.device_id) != col.end();
+    };
+    if (!used) used = in(t_.kernels.device_id) || in(t_.memcpys.device_id) ||
+                      in(t_.memsets.device_id) || in(t_.syncs.device_id);
+    for (const model::CounterSeries& s : t_.counters) used = used || s.device_id == d.device_id;
+    if (used && t_.FindDevice(d.device_id) == nullptr) t_.devices.push_back(d);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadNsysSqlite(const std::string& path, model::Trace& trace, NsysScanStats* scan) {
+  ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
+  NsysScanStats local;
+  Reader reader(db, trace, scan ? *scan : local);
+  RETURN_IF_ERROR(reader.Run());
+  if (trace.info.source_path.empty()) trace.info.source_path = path;
+  trace.Finalize();
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy::import

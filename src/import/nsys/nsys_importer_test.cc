@@ -1,0 +1,298 @@
+// Unit tests of the nsys SQLite importer on small exports written here with
+// the sqlite3 C API (the schema subset real exports use).
+#include "import/nsys/nsys_importer.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "import/registry.h"
+
+namespace gpuwhy::import {
+namespace {
+
+namespace fs = std::filesystem;
+using model::ImportStat;
+
+class NsysImporterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gpuwhy_nsys_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& sql) {
+    std::string path = (dir_ / name).string();
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK)
+        << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+// A minimal 2024-style export: one GPU whose CUDA ordinal differs from its id.
+const char* kBaseSchema = R"SQL(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '');
+CREATE TABLE TARGET_INFO_GPU (id INT, cuDevice INT, name TEXT, uuid TEXT, smCount INT,
+  computeMajor INT, computeMinor INT, totalMemory INT, threadsPerWarp INT, maxWarpsPerSm INT,
+  busLocation TEXT);
+INSERT INTO TARGET_INFO_GPU VALUES (3, 1, 'NVIDIA A100', 'GPU-x', 108, 8, 0, 85899345920, 32, 64,
+  '0000:82:00.0');
+INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA A100', 'GPU-y', 108, 8, 0, 85899345920, 32, 64,
+  '0000:07:00.0');
+CREATE TABLE PROCESSES (globalPid INT, pid INT, name TEXT);
+INSERT INTO PROCESSES VALUES (72057594037927936 + 4242 * 16777216, 4242, 'python');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL, deviceId INT,
+  contextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT,
+  gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT,
+  staticSharedMemory INT, dynamicSharedMemory INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, eventClass INT, globalTid INT,
+  correlationId INT, nameId INT, returnValue INT, callchainId INT);
+)SQL";
+
+TEST_F(NsysImporterTest, ReadsKernelsApiDevicesAndDecodesIds) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+INSERT INTO StringIds VALUES (1, 'void gemm<float>(float*)'), (2, 'gemm'),
+  (3, 'cudaLaunchKernel_v7000'), (4, 'cuLaunchKernel');
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (2000, 3000, 1, 1, 7, 11, 72057594037927936 + 4242 * 16777216, 1, 2, 4, 1, 1, 256, 1, 1, 64,
+   1024, 2048),
+  (1000, 1500, 1, 1, 7, 10, 72057594037927936 + 4242 * 16777216, NULL, 2, 1, 1, 1, 32, 1, 1, 16,
+   0, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (900, 950, 0, 72057594037927936 + 4242 * 16777216 + 4243, 10, 3, 0, 0),
+  (1900, 1950, 1, 72057594037927936 + 4242 * 16777216 + 4243, 11, 4, 0, 0);
+)SQL";
+  std::string path = Write("a.sqlite", sql);
+  model::Trace t;
+  NsysScanStats scan;
+  {
+    Status st = ReadNsysSqlite(path, t, &scan);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  EXPECT_EQ(scan.kernel_rows, 2u);
+  ASSERT_EQ(t.kernels.size(), 2u);
+  // Finalize sorted by start: the NULL-demangled kernel comes first, named by shortName.
+  EXPECT_EQ(t.Str(t.kernels.name[0]), "gemm");
+  EXPECT_EQ(t.Str(t.kernels.name[1]), "void gemm<float>(float*)");
+  EXPECT_EQ(t.kernels.pid[1], 4242);
+  EXPECT_EQ(t.kernels.device_id[1], 1);
+  EXPECT_EQ(t.kernels.shared_mem_bytes[1], 3072);
+  EXPECT_EQ(t.kernels.static_shared_mem_bytes[1], 1024);
+  EXPECT_EQ(t.kernels.block_x[1], 256);
+  EXPECT_FALSE(IsValid(t.kernels.graph_id[1]));
+  ASSERT_EQ(t.api_calls.size(), 2u);
+  EXPECT_EQ(t.api_calls.tid[0], 4243);
+  EXPECT_EQ(t.api_calls.pid[0], 4242);
+  EXPECT_EQ(t.api_calls.kind[0], model::ApiKind::kRuntime);
+  EXPECT_EQ(t.api_calls.kind[1], model::ApiKind::kDriver);
+  EXPECT_EQ(t.Str(t.api_calls.name[0]), "cudaLaunchKernel_v7000");
+  // Only the used GPU is kept; its ordinal is cuDevice (1), not id (3).
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].device_id, 1);
+  EXPECT_EQ(t.devices[0].sm_count, 108);
+  EXPECT_EQ(t.devices[0].max_threads_per_sm, 2048);
+  EXPECT_EQ(t.devices[0].pcie_bus_id, (0x82 << 8));
+  EXPECT_EQ(t.info.format_version, "3.11.1");
+  EXPECT_EQ(t.info.clock, "nsys_session");
+  EXPECT_EQ(t.info.base_time_ns, 1700000000000000000);
+  ASSERT_EQ(t.gpu_processes.size(), 1u);
+  EXPECT_EQ(t.Str(t.gpu_processes.name[0]), "python");
+  EXPECT_EQ(t.gpu_processes.first_seen_ns[0], 1000);
+  EXPECT_EQ(t.gpu_processes.last_seen_ns[0], 3000);
+}
+
+TEST_F(NsysImporterTest, MemcpyKindsAreHardCodedWithoutEnumTables) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, contextId INT,
+  streamId INT, correlationId INT, globalPid INT, bytes INT, copyKind INT, srcKind INT,
+  dstKind INT, srcDeviceId INT, dstDeviceId INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10, 20, 0, 1, 7, 1, 0, 4096, 1, 0, 2, NULL, NULL),
+  (30, 40, 0, 1, 7, 2, 0, 8192, 2, 2, 1, NULL, NULL), (50, 60, 0, 1, 7, 3, 0, 1, 99, 9, 9, 0, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, end INT, deviceId INT, contextId INT,
+  streamId INT, correlationId INT, globalPid INT, value INT, bytes INT, memKind INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (70, 80, 0, 1, 7, 4, 0, 0, 64, 4);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("m.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(t.memcpys.size(), 3u);
+  EXPECT_EQ(t.memcpys.copy_kind[0], model::CopyKind::kHtoD);
+  EXPECT_EQ(t.memcpys.src_kind[0], model::MemoryKind::kPageable);
+  EXPECT_EQ(t.memcpys.dst_kind[0], model::MemoryKind::kDevice);
+  EXPECT_EQ(t.memcpys.copy_kind[1], model::CopyKind::kDtoH);
+  EXPECT_EQ(t.memcpys.dst_kind[1], model::MemoryKind::kPinned);
+  EXPECT_EQ(t.memcpys.copy_kind[2], model::CopyKind::kUnknown);
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_memcpy_kind), 1u);
+  ASSERT_EQ(t.memsets.size(), 1u);
+  EXPECT_EQ(t.memsets.dst_kind[0], model::MemoryKind::kManaged);
+  EXPECT_EQ(t.memsets.bytes[0], 64);
+}
+
+TEST_F(NsysImporterTest, NvtxDomainsMarksAndOpenRanges) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+INSERT INTO StringIds VALUES (5, 'step'), (6, 'NCCL');
+CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, rangeId INT, category INT,
+  color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);
+INSERT INTO NVTX_EVENTS VALUES (100, 200, 59, NULL, NULL, NULL, NULL, 16777216 * 5 + 6, NULL, 5, 0),
+  (300, 400, 60, NULL, NULL, NULL, 'ncclAllReduce', 16777216 * 5 + 6, NULL, NULL, 2),
+  (500, NULL, 34, NULL, NULL, NULL, 'mark', 16777216 * 5 + 6, NULL, NULL, 0),
+  (600, NULL, 59, NULL, NULL, NULL, 'open', 16777216 * 5 + 6, NULL, NULL, 0),
+  (0, NULL, 75, NULL, NULL, NULL, NULL, 16777216 * 5 + 6, NULL, 6, 2);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("n.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(t.Str(t.ranges.name[0]), "step");
+  EXPECT_EQ(t.ranges.kind[0], model::RangeKind::kNvtx);
+  EXPECT_EQ(t.ranges.pid[0], 5);
+  EXPECT_EQ(t.ranges.tid[0], 6);
+  EXPECT_EQ(t.Str(t.ranges.domain[1]), "NCCL");
+  ASSERT_EQ(t.markers.size(), 1u);
+  EXPECT_EQ(t.Str(t.markers.name[0]), "mark");
+  EXPECT_EQ(t.stats.Get(ImportStat::missing_dur), 1u);
+}
+
+TEST_F(NsysImporterTest, GpuMetricsBecomeCounterSeriesAndWrappedValuesAreMissing) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INT, sourceId INT, typeName TEXT, metricId INT,
+  metricName TEXT);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65536 + 3, 0, '', 0, 'SMs Active [Throughput %]'),
+  (65536 + 3, 0, '', 1, 'GPC Clock Frequency'), (65536 + 3, 0, '', 2, 'DRAM Read Bandwidth'),
+  (65536 + 3, 0, '', 3, 'DRAM Write Bandwidth'), (65536 + 3, 0, '', 4, 'Something New');
+CREATE TABLE GPU_METRICS (timestamp INT, typeId INT, metricId INT, value INT);
+INSERT INTO GPU_METRICS VALUES (0, 65539, 0, 50), (100, 65539, 0, 100), (200, 65539, 0, 0),
+  (0, 65539, 1, 1500000000), (100, 65539, 1, -1964454041), (200, 65539, 1, 1400000000),
+  (0, 65539, 2, 10), (100, 65539, 2, 20), (200, 65539, 2, 30),
+  (0, 65539, 3, 5), (100, 65539, 3, 5), (200, 65539, 3, 5), (0, 65539, 4, 7);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("g.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  const model::CounterSeries* sm = nullptr;
+  const model::CounterSeries* clk = nullptr;
+  const model::CounterSeries* dram = nullptr;
+  const model::CounterSeries* other = nullptr;
+  for (const auto& s : t.counters) {
+    if (s.kind == model::CounterKind::kSmActive) sm = &s;
+    if (s.kind == model::CounterKind::kSmClockMhz) clk = &s;
+    if (s.kind == model::CounterKind::kDramActive) dram = &s;
+    if (t.Str(s.name) == "Something New") other = &s;
+  }
+  ASSERT_NE(sm, nullptr);
+  ASSERT_NE(clk, nullptr);
+  ASSERT_NE(dram, nullptr);
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(sm->device_id, 1);  // typeId & 0xFF = 3 = TARGET_INFO_GPU.id -> cuDevice 1
+  EXPECT_EQ(sm->period_ns, 100);
+  EXPECT_DOUBLE_EQ(sm->value[0], 0.5);
+  EXPECT_EQ(t.Str(sm->source), kNsysMetricsSource);
+  EXPECT_DOUBLE_EQ(clk->value[0], 1500.0);
+  EXPECT_TRUE(std::isnan(clk->value[1]));
+  EXPECT_EQ(t.stats.Get(ImportStat::negative_value), 1u);
+  EXPECT_DOUBLE_EQ(dram->value[2], 0.35);
+  EXPECT_EQ(other->kind, model::CounterKind::kOther);
+  EXPECT_FALSE(IsValid(other->period_ns));
+}
+
+TEST_F(NsysImporterTest, InvalidUtf8IsRepairedAndCounted) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+INSERT INTO StringIds VALUES (1, CAST(X'6B65726E656CFF41' AS TEXT));
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, demangledName) VALUES (1, 2, 0, 1);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("u.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.Str(t.kernels.name[0]), "kernel\xEF\xBF\xBD" "A");
+  EXPECT_EQ(t.stats.Get(ImportStat::invalid_utf8), 1u);
+}
+
+TEST_F(NsysImporterTest, ForeignSqliteIsOneClearError) {
+  std::string path = Write("other.sqlite", "CREATE TABLE users (id INT, name TEXT);");
+  Result<model::Trace> r = ImportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(r.status().message().find("not an Nsight Systems export"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find(path), std::string::npos);
+  EXPECT_NE(r.status().message().find("users"), std::string::npos);
+}
+
+TEST_F(NsysImporterTest, CorruptSqliteIsOneClearError) {
+  std::string good = Write("good.sqlite", std::string(kBaseSchema));
+  // Keep the 100-byte header (so the file still sniffs as SQLite) and garble the rest.
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 200u);
+  for (size_t i = 100; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 131) & 0xFF);
+  std::string bad = (dir_ / "corrupt.sqlite").string();
+  {
+    std::ofstream out(bad, std::ios::binary);
+    out << bytes;
+  }
+  Result<model::Trace> r = ImportFile(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message();
+  // A truncated header is not SQLite at all.
+  std::string tiny = (dir_ / "tiny.sqlite").string();
+  {
+    std::ofstream out(tiny, std::ios::binary);
+    out << bytes.substr(0, 50);
+  }
+  model::Trace t;
+  Status s = ReadNsysSqlite(tiny, t);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(tiny), std::string::npos);
+}
+
+TEST_F(NsysImporterTest, NsysReportGivesExportHint) {
+  std::string rep = (dir_ / "x.nsys-rep").string();
+  {
+    std::ofstream out(rep, std::ios::binary);
+    out << "not really a report";
+  }
+  Result<model::Trace> r = ImportFile(rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("nsys export --type sqlite"), std::string::npos);
+}
+
+TEST(NsysSniff, OnlySqliteHeaders) {
+  EXPECT_TRUE(LooksLikeSqlite(std::string_view("SQLite format 3\0rest", 20)));
+  EXPECT_FALSE(LooksLikeSqlite("SQLite format 2"));
+  EXPECT_FALSE(LooksLikeSqlite("{\"traceEvents\": []}"));
+}
+
+}  // namespace
+}  // namespace gpuwhy::import

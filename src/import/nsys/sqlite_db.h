@@ -1,0 +1,100 @@
+// SqliteDb / SqliteStmt: a thin RAII layer over the sqlite3 C API for the nsys
+// importer and its tools.
+//
+// Contract: OpenReadOnly() opens a file read-only through an `immutable=1`
+// URI, so read-only or shared files work and no journal is touched. Errors
+// come back as Status values naming the path and what SQLite said; nothing
+// throws. Statements are prepared once and stepped; column getters return the
+// kMissing* sentinels for SQL NULL.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "base/units.h"
+
+namespace gpuwhy::import {
+
+class SqliteStmt {
+ public:
+  SqliteStmt() = default;
+  explicit SqliteStmt(sqlite3_stmt* s) : stmt_(s) {}
+  SqliteStmt(SqliteStmt&& o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
+  SqliteStmt& operator=(SqliteStmt&& o) noexcept {
+    if (this != &o) {
+      sqlite3_finalize(stmt_);
+      stmt_ = o.stmt_;
+      o.stmt_ = nullptr;
+    }
+    return *this;
+  }
+  SqliteStmt(const SqliteStmt&) = delete;
+  SqliteStmt& operator=(const SqliteStmt&) = delete;
+  ~SqliteStmt() { sqlite3_finalize(stmt_); }
+
+  // Step: SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(stmt_); }
+  bool IsNull(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+  // I64/I32: the integer value, or the missing sentinel for NULL.
+  int64_t I64(int i) const { return IsNull(i) ? kMissingI64 : sqlite3_column_int64(stmt_, i); }
+  int32_t I32(int i) const {
+    if (IsNull(i)) return kMissingI32;
+    int64_t v = sqlite3_column_int64(stmt_, i);
+    return (v < INT32_MIN + 1 || v > INT32_MAX) ? kMissingI32 : static_cast<int32_t>(v);
+  }
+  double F64(int i) const { return IsNull(i) ? kMissingF64 : sqlite3_column_double(stmt_, i); }
+  // Text: the raw bytes (may be invalid UTF-8); empty for NULL.
+  std::string_view Text(int i) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, i);
+    if (p == nullptr) return {};
+    return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, i))};
+  }
+  sqlite3_stmt* get() const { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteDb {
+ public:
+  SqliteDb() = default;
+  SqliteDb(SqliteDb&& o) noexcept
+      : db_(o.db_), path_(std::move(o.path_)), tables_(std::move(o.tables_)) {
+    o.db_ = nullptr;
+  }
+  SqliteDb& operator=(SqliteDb&& o) noexcept;
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  // OpenReadOnly: open `path` read-only (immutable). Probes the header so a
+  // non-database file fails here with "not a SQLite database".
+  static Result<SqliteDb> OpenReadOnly(const std::string& path);
+
+  // Prepare: compile `sql`; the error names the path and the statement.
+  Result<SqliteStmt> Prepare(std::string_view sql) const;
+  // Tables: names of every table in sqlite_master.
+  const std::vector<std::string>& Tables() const { return tables_; }
+  bool HasTable(std::string_view name) const;
+  // Columns: column names of `table` (empty when the table is absent).
+  std::vector<std::string> Columns(std::string_view table) const;
+  // Error: a Status naming the path, `what` and SQLite's last message.
+  Status Error(std::string_view what) const;
+  const std::string& path() const { return path_; }
+  sqlite3* get() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::vector<std::string> tables_;
+};
+
+// SqliteUri: "file:" URI of `path` with `?immutable=1` (and %, ?, # escaped).
+std::string SqliteUri(const std::string& path);
+
+}  // namespace gpuwhy::import
