@@ -1008,16 +1008,17 @@ Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* 
     // digits; anything longer or stranger goes through MicrosTextToNs.
     const char* q = p;
     int64_t ip = 0;
-    while (q < end && IsDigit(*q) && q - p < 15) ip = ip * 10 + (*q++ - '0');
+    // Up to 16 digits: epoch µs (1.7e15) fit; the bound check keeps *1000 in int64.
+    while (q < end && IsDigit(*q) && q - p < 16) ip = ip * 10 + (*q++ - '0');
     if (q == end) return Lex::kMore;
     int64_t frac = 0;
-    bool simple = !IsNumChar(*q);
+    bool simple = !IsNumChar(*q) && ip <= std::numeric_limits<int64_t>::max() / 1000 - 1;
     if (*q == '.') {
       const char* f = q + 1;
       int n = 0;
       while (f < end && IsDigit(*f) && n < 3) frac = frac * 10 + (*f++ - '0'), ++n;
       if (f == end) return Lex::kMore;
-      if (n > 0 && !IsNumChar(*f)) {
+      if (n > 0 && !IsNumChar(*f) && ip <= std::numeric_limits<int64_t>::max() / 1000 - 1) {
         for (; n < 3; ++n) frac *= 10;
         simple = true;
         q = f;

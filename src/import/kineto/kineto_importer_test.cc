@@ -324,6 +324,20 @@ TEST(KinetoImporter, BaseTimeIsNotAddedToAbsoluteTimestamps) {
   EXPECT_EQ(r->ranges.start_ns[0], 1700000000000001000);
 }
 
+TEST(KinetoImporter, SixteenDigitAndHugeTimestamps) {
+  const std::string doc = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 9223372036854774, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 9223372036854775.9, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 99999999999999999, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 1669783687389324.5, "dur": 1}]})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranges.size(), 2u);  // b and c overflow int64 ns: dropped and counted
+  EXPECT_EQ(r->ranges.start_ns[0], 1669783687389324500);
+  EXPECT_EQ(r->ranges.start_ns[1], 9223372036854774000);
+  EXPECT_EQ(r->stats.Get(ImportStat::bad_field_type), 2u);
+}
+
 TEST(KinetoImporter, InfOccupancyArgsAreMissingAndCounted) {
   const std::string doc = R"J({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
