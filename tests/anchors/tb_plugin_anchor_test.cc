@@ -36,7 +36,9 @@ void CheckGolden(const model::Trace& t, const TbGolden& g) {
   EXPECT_NEAR(d.gpu_util_pct, g.gpu_util, 0.01);
   EXPECT_NEAR(d.sm_efficiency_pct, g.sm_eff, 0.01);
   EXPECT_NEAR(d.occupancy_pct, g.occ, 0.01);
-  if (!std::isnan(g.avg_step_us)) EXPECT_NEAR(r.avg_step_us, g.avg_step_us, 1.0);
+  if (!std::isnan(g.avg_step_us)) {
+    EXPECT_NEAR(r.avg_step_us, g.avg_step_us, 1.0);
+  }
   for (int i = 0; i < analysis::kTbRoleCount; ++i) {
     if (!std::isnan(g.role[i])) {
       EXPECT_NEAR(r.role_pct[i], g.role[i], 0.01) << ToString(static_cast<TbRole>(i));
