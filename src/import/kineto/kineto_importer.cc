@@ -171,21 +171,28 @@ class Lexer {
 
   // String: p at '"'. *out is the decoded text: a view into the buffer when
   // there are no escapes, otherwise into *scratch.
-  Lex String(const char*& p, const char* end, std::string_view* out,
-             std::string* scratch = nullptr) {
+  // The escape-free fast path is inlined into every caller; escapes take
+  // the out-of-line StringSlow().
+  __attribute__((always_inline)) Lex String(const char*& p, const char* end,
+                                            std::string_view* out,
+                                            std::string* scratch = nullptr) {
     const char* s = p + 1;
     if (s > end) return Lex::kMore;
-    // Find the first '"' or '\\' 16 bytes at a time; the buffer's zero padding
-    // (kPad) makes reads up to 15 bytes past `end` safe, hits past it are ignored.
     const char* q0 = FindQuoteOrBackslash(s, end);
     if (q0 >= end) return Lex::kMore;
-    const char* quote = *q0 == '"' ? q0 : nullptr;
-    const char* bs = quote == nullptr ? q0 : nullptr;
-    if (bs == nullptr) {
-      *out = std::string_view(s, static_cast<size_t>(quote - s));
-      p = quote + 1;
+    if (*q0 == '"') {
+      *out = std::string_view(s, static_cast<size_t>(q0 - s));
+      p = q0 + 1;
       return Lex::kOk;
     }
+    return StringSlow(p, end, out, scratch, q0);
+  }
+
+  // StringSlow: decode a string with escapes; bs is its first backslash.
+  __attribute__((noinline)) Lex StringSlow(const char*& p, const char* end,
+                                           std::string_view* out, std::string* scratch,
+                                           const char* bs) {
+    const char* s = p + 1;
     if (scratch == nullptr) scratch = NextScratch();
     scratch->assign(s, static_cast<size_t>(bs - s));
     const char* q = bs;
