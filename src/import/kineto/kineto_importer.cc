@@ -1141,6 +1141,17 @@ Lex KinetoParser::ArgInt(const char*& p, const char* end, int64_t* out, Args* a)
     }
     return r;
   }
+  if (*p == '"') {
+    // ROCm traces write some numbers as strings ("bytes": "1024"): accept those.
+    std::string_view t;
+    Lex r = lex_.String(p, end, &t);
+    if (r != Lex::kOk) return r;
+    if (!ParseI64Text(t, out)) {
+      *out = kMissingI64;
+      ++a->bad_type;
+    }
+    return Lex::kOk;
+  }
   if (*p != 'n') ++a->bad_type;  // null is "missing", not a type error
   return lex_.Skip(p, end, 2);
 }

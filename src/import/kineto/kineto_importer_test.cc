@@ -406,6 +406,8 @@ TEST(KinetoImporter, AmdDevicesAndHipRuntime) {
     "traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 0, "ts": 1.5, "dur": 0.639,
      "args": {"device": 2, "stream": 0, "correlation": 4066, "kind": "Dispatch Kernel"}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2, "tid": 0,
+     "ts": 3, "dur": 1, "args": {"device": 2, "stream": 0, "correlation": 4068, "bytes": "1024"}},
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 3, "tid": 0, "ts": 2, "dur": 1,
      "args": {"device": 3, "stream": 0, "correlation": 4067}},
     {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 9, "tid": 9, "ts": 1,
@@ -417,6 +419,9 @@ TEST(KinetoImporter, AmdDevicesAndHipRuntime) {
   ASSERT_NE(r->FindDevice(3), nullptr);  // known only from events; HIP calls say AMD
   EXPECT_EQ(r->FindDevice(3)->vendor, model::Vendor::kAmd);
   EXPECT_EQ(r->kernels.end_ns[0] - r->kernels.start_ns[0], 639);
+  ASSERT_EQ(r->memcpys.size(), 1u);
+  EXPECT_EQ(r->memcpys.bytes[0], 1024);  // ROCm's string-typed number
+  EXPECT_EQ(r->stats.Get(ImportStat::bad_arg_type), 0u);
 }
 
 TEST(KinetoImporter, ContainerErrorsNameTheOffset) {
