@@ -16,6 +16,9 @@ TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& opt
 
   out.summary = SummarizeDevices(trace, options.summary);
   // Other sections: one call each, below.
+  out.utilization = AnalyzeUtilization(trace, options.utilization);
+  if (options.compat.tbplugin) out.tbplugin = ReproduceTbPlugin(trace);
+  if (options.compat.hta) out.hta = ReproduceHta(trace);
   return out;
 }
 

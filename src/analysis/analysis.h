@@ -16,10 +16,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/anchor_compat/hta_compat.h"
+#include "analysis/anchor_compat/tb_plugin_compat.h"
 #include "analysis/summary/device_summary.h"
+#include "analysis/utilization/utilization.h"
 #include "base/units.h"
 #include "model/trace.h"
 
@@ -28,6 +32,13 @@ namespace gpuwhy::analysis {
 // AnalysisOptions: options of every section, grouped per section.
 struct AnalysisOptions {
   SummaryOptions summary;
+  UtilizationOptions utilization;
+  // compat: anchor-tool reproductions to compute (`--compat tbplugin|hta|nsys`).
+  struct Compat {
+    bool tbplugin = false;
+    bool hta = false;
+    bool nsys = false;
+  } compat;
 };
 
 // InputInfo: identity of one analyzed input (copied from TraceInfo/RankInfo).
@@ -47,6 +58,9 @@ struct InputInfo {
 struct TraceAnalysis {
   InputInfo input;
   TraceSummary summary;  // per-device summary (src/analysis/summary)
+  UtilizationResult utilization;  // surface vs real, curve class (src/analysis/utilization)
+  std::optional<TbPluginResult> tbplugin;  // --compat tbplugin (src/analysis/anchor_compat)
+  std::optional<HtaResult> hta;            // --compat hta (src/analysis/anchor_compat)
   // Sections of other components are added here, one member each.
 };
 

@@ -40,6 +40,11 @@ std::string OneLine(std::string msg) {
 analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   analysis::AnalysisOptions a;
   a.summary.top_kernels = o.top_kernels;
+  for (const std::string& c : o.compat) {
+    if (c == "tbplugin") a.compat.tbplugin = true;
+    if (c == "hta") a.compat.hta = true;
+    if (c == "nsys") a.compat.nsys = true;
+  }
   return a;
 }
 
@@ -54,6 +59,7 @@ void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& op
   } else {
     report::TerminalOptions t;
     t.width = options.width;
+    t.ascii = options.ascii;
     report::RenderTerminal(analysis, out, t);
   }
 }
@@ -77,6 +83,11 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--top", options.top_kernels, "kernel names in the top-kernels table")
       ->check(CLI::Range(0, 100000));
   app.add_option("-o,--output", output_path, "write the report to FILE instead of stdout");
+  app.add_option("--compat", options.compat,
+                 "also reproduce an anchor tool's figures: tbplugin, hta, nsys (repeatable)")
+      ->check(CLI::IsMember({"tbplugin", "hta", "nsys"}))
+      ->delimiter(',');
+  app.add_flag("--ascii", options.ascii, "ASCII sparklines instead of block characters");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

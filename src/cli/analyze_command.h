@@ -21,6 +21,8 @@ struct AnalyzeOptions {
   bool json = false;   // JSON instead of the terminal report
   int top_kernels = 10;
   int width = 100;     // terminal report width
+  std::vector<std::string> compat;  // anchor reproductions: "tbplugin", "hta", "nsys"
+  bool ascii = false;  // ASCII sparklines instead of block characters
 };
 
 // ToolVersion: the gpuwhy version string ("0.1.0").

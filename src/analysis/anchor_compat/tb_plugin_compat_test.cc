@@ -66,7 +66,7 @@ TEST(TbPluginCompatTest, SyntheticGpuUtilizationCase) {
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_NEAR(r.devices[0].gpu_util_pct, (40.0 + 20.0) / 120 * 100, 1e-9);
   EXPECT_NEAR(r.devices[0].sm_efficiency_pct,
-              (0.5 * 5 + 1.0 * 5 + 0.6 * 5 + 0.9 * 5 + 0.3 * 20 + 1.0 * 20) / 120 * 100, 1e-5);  // float32 column
+              (0.5 * 5 + 1.0 * 5 + 0.6 * 5 + 0.9 * 5 + 0.3 * 20 + 1.0 * 20) / 120 * 100, 1e-5);
   EXPECT_NEAR(r.devices[0].occupancy_pct, (60.0 * 10 + 10 * 15 + 100 * 25 + 30 * 20) / 70, 1e-9);
   EXPECT_NEAR(r.devices[0].tensor_core_kernel_pct, 100.0, 1e-9);
 }

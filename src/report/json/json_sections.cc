@@ -7,6 +7,9 @@ const std::vector<JsonSection>& JsonSections() {
   static const std::vector<JsonSection> kSections = {
       {"summary", JsonPlacement::kTrace, WriteTraceSummaryJson, nullptr},
       {"device_summary", JsonPlacement::kDevice, nullptr, WriteDeviceSummaryJson},
+      {"utilization", JsonPlacement::kDevice, nullptr, WriteDeviceUtilizationJson},
+      {"step_detection", JsonPlacement::kTrace, WriteStepsJson, nullptr},
+      {"compat", JsonPlacement::kTrace, WriteCompatJson, nullptr},
       // New sections go here.
       {"import_stats", JsonPlacement::kTrace, WriteImportStatsJson, nullptr},
   };

@@ -52,5 +52,11 @@ void WriteTraceSummaryJson(const JsonContext& ctx, JsonWriter& w);
 void WriteDeviceSummaryJson(const JsonContext& ctx, const analysis::DeviceSummary& device,
                             JsonWriter& w);
 void WriteImportStatsJson(const JsonContext& ctx, JsonWriter& w);
+// utilization_json.cc: device key "utilization"; trace keys "step_detection", "compat"
+// (the latter only with --compat tbplugin/hta).
+void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSummary& device,
+                                JsonWriter& w);
+void WriteStepsJson(const JsonContext& ctx, JsonWriter& w);
+void WriteCompatJson(const JsonContext& ctx, JsonWriter& w);
 
 }  // namespace gpuwhy::report

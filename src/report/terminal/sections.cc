@@ -7,6 +7,8 @@ const std::vector<TerminalSection>& TerminalSections() {
   static const std::vector<TerminalSection> kSections = {
       {"overview", SectionPlacement::kTraceHeader, RenderTraceOverview, nullptr},
       {"device_summary", SectionPlacement::kDevice, nullptr, RenderDeviceSummary},
+      {"utilization", SectionPlacement::kDevice, nullptr, RenderDeviceUtilization},
+      {"compat", SectionPlacement::kTraceFooter, RenderCompat, nullptr},
       // New sections go here.
       {"import_stats", SectionPlacement::kTraceFooter, RenderImportStats, nullptr},
   };

@@ -57,5 +57,10 @@ void RenderTraceOverview(const TerminalContext& ctx, std::ostream& out);
 void RenderDeviceSummary(const TerminalContext& ctx, const analysis::DeviceSummary& device,
                          std::ostream& out);
 void RenderImportStats(const TerminalContext& ctx, std::ostream& out);
+// utilization_section.cc: surface vs real, sparklines, curve class (per device).
+void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceSummary& device,
+                             std::ostream& out);
+// compat_section.cc: `--compat tbplugin|hta` tables (trace footer).
+void RenderCompat(const TerminalContext& ctx, std::ostream& out);
 
 }  // namespace gpuwhy::report

@@ -17,6 +17,7 @@ namespace gpuwhy::report {
 // TerminalOptions: presentation knobs.
 struct TerminalOptions {
   int width = 100;  // maximum columns per line (the report is laid out for 100)
+  bool ascii = false;  // ASCII fallback for sparklines (no block characters)
 };
 
 // RenderTerminal: write the report of `analysis` to `out`.

@@ -1,0 +1,175 @@
+// Terminal section "utilization": surface vs real per device, sparklines of the
+// curve at the fine and at NVML's period, the curve class and its evidence.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "report/terminal/sections.h"
+#include "report/terminal/text_format.h"
+
+namespace gpuwhy::report {
+namespace {
+
+constexpr size_t kIndent = 2;
+constexpr size_t kSparkWidth = 64;
+
+// Fixed: `v` with `decimals` places.
+std::string Fixed(double v, int decimals) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+void Line(const TerminalContext& ctx, std::ostream& out, const std::string& s) {
+  out << FitWidth(std::string(kIndent, ' ') + s, static_cast<size_t>(ctx.options.width)) << '\n';
+}
+
+// Wrapped: `s` word-wrapped to the width, continuation lines indented by 4 more.
+void Wrapped(const TerminalContext& ctx, std::ostream& out, const std::string& s) {
+  const size_t width = static_cast<size_t>(ctx.options.width);
+  std::string line(kIndent, ' ');
+  size_t pos = 0;
+  bool first = true;
+  while (pos < s.size()) {
+    size_t next = s.find(' ', pos);
+    if (next == std::string::npos) next = s.size();
+    const std::string word = s.substr(pos, next - pos);
+    if (DisplayWidth(line) + DisplayWidth(word) + 1 > width && DisplayWidth(line) > kIndent + 4) {
+      out << line << '\n';
+      line = std::string(kIndent + 4, ' ');
+      first = true;
+    }
+    if (!first) line += ' ';
+    line += word;
+    first = false;
+    pos = next + 1;
+  }
+  if (DisplayWidth(line) > kIndent) out << line << '\n';
+}
+
+std::string Pct(double ratio) { return IsValid(ratio) ? FormatPct(ratio) : std::string(kNa); }
+
+// Sparkline: the series averaged into at most kSparkWidth columns.
+std::string Sparkline(const std::vector<double>& v, bool ascii) {
+  static const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  static const char kAscii[] = "_.-:=+*#";
+  std::string out;
+  if (v.empty()) return out;
+  const size_t cols = std::min(kSparkWidth, v.size());
+  for (size_t c = 0; c < cols; ++c) {
+    const size_t lo = c * v.size() / cols, hi = std::max(lo + 1, (c + 1) * v.size() / cols);
+    double sum = 0;
+    int n = 0;
+    for (size_t i = lo; i < hi; ++i) {
+      if (IsValid(v[i])) {
+        sum += v[i];
+        ++n;
+      }
+    }
+    if (n == 0) {
+      out += ascii ? "?" : "·";
+      continue;
+    }
+    const int level = std::clamp(static_cast<int>(std::lround(sum / n * 7.0)), 0, 7);
+    if (ascii) {
+      out += kAscii[level];
+    } else {
+      out += kBlocks[level];
+    }
+  }
+  return out;
+}
+
+std::string PeriodText(int64_t ns) {
+  return IsValid(ns) ? FormatDuration(ns) : std::string(kNa);
+}
+
+}  // namespace
+
+void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceSummary& device,
+                             std::ostream& out) {
+  const analysis::UtilizationResult& ur = ctx.trace.utilization;
+  const analysis::DeviceUtilization* d = nullptr;
+  for (const auto& x : ur.devices) {
+    if (x.device_id == device.device_id) d = &x;
+  }
+  if (d == nullptr) return;
+  out << '\n';
+  Line(ctx, out, "utilization: surface vs real");
+  Line(ctx, out, "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" +
+                     d->surface_ratio.source + ")");
+  std::string real = "  real (SM active)  " + Pct(d->real_ratio.value);
+  if (IsValid(d->gap_pp)) real += "   gap " + Fixed(d->gap_pp, 1) + " pp";
+  if (!d->real_ratio.source.empty()) real += "   (" + d->real_ratio.source + ")";
+  Line(ctx, out, real);
+  Line(ctx, out, "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
+                     Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
+                     Pct(d->tensor_core_share.value) + " of kernel time");
+  if (d->kernel_time_ns > 0) {
+    std::string cls = "  kernel time:";
+    for (int c = 0; c < analysis::kKernelClassCount; ++c) {
+      cls += " " + std::string(analysis::ToString(static_cast<analysis::KernelClass>(c))) + " " +
+             Fixed(d->class_share[static_cast<size_t>(c)] * 100.0, 0) + "%";
+    }
+    Line(ctx, out, cls);
+    if (d->triton_share > 0 || d->graph_share > 0) {
+      Line(ctx, out, "  Triton kernels " + Pct(d->triton_share) + ", CUDA-graph kernels " +
+                         Pct(d->graph_share) + " of kernel time");
+    }
+  }
+  struct C {
+    const char* name;
+    const analysis::Figure* f;
+  };
+  const C counters[] = {{"SM active", &d->counter_sm_active},
+                        {"SM occupancy", &d->counter_sm_occupancy},
+                        {"tensor active", &d->counter_tensor_active},
+                        {"DRAM active", &d->counter_dram_active},
+                        {"power/limit", &d->counter_power_ratio}};
+  for (const C& c : counters) {
+    if (IsValid(c.f->value)) {
+      Line(ctx, out, std::string("  ") + c.name + " " + Pct(c.f->value) + "  (" + c.f->source + ")");
+    }
+  }
+  for (const analysis::UtilSeries& s : d->series) {
+    if (s.label == "nvml_1s") continue;  // the 1/6 s line already shows the coarse view
+    std::string label = s.label == "fine" ? "curve @" : s.label == "step" ? "per step @" :
+                        s.label == "counter" ? "counter @" : "NVML @";
+    label += PeriodText(s.period_ns);
+    label.resize(std::max<size_t>(label.size(), 20), ' ');
+    Line(ctx, out, "  " + label + Sparkline(s.util_ratio, ctx.options.ascii) + " " +
+                       Pct(s.mean_ratio));
+  }
+  const analysis::CurveVerdict& v = d->verdict;
+  Wrapped(ctx, out, std::string("  class ") + analysis::ToString(v.curve_class) + " (confidence " +
+                        Fixed(v.confidence, 2) + "): " + v.reason);
+  const auto& f = v.features;
+  if (f.sample_count > 0) {
+    std::string h = "  histogram (10% bins):";
+    for (int32_t n : f.histogram) h += " " + std::to_string(n);
+    h += "  mean " + Pct(f.mean_ratio) + " sd " + Pct(f.stddev_ratio);
+    Line(ctx, out, h);
+  }
+  if (d->gaps.count > 0) {
+    std::string g = "  idle gaps: " + FormatCount(d->gaps.count) + ", p50 " +
+                    FormatDurationF(d->gaps.p50_ns) + ", p95 " + FormatDurationF(d->gaps.p95_ns) +
+                    "; " + Pct(d->gaps.long_gap_idle_share) + " of idle in gaps >= 1 ms";
+    if (IsValid(d->gaps.long_gap_ns_per_step)) {
+      g += " (" + FormatDurationF(d->gaps.long_gap_ns_per_step) + "/step)";
+    }
+    Line(ctx, out, g);
+  }
+  const analysis::StepStats& st = ur.steps.stats;
+  if (st.count > 0) {
+    Line(ctx, out, "  steps: " + std::to_string(st.count) + " (" +
+                       analysis::ToString(ur.steps.source) + "), mean " +
+                       FormatDurationF(st.mean_ns) + ", p50 " + FormatDurationF(st.p50_ns) +
+                       ", p95 " + FormatDurationF(st.p95_ns) + ", jitter " +
+                       (IsValid(st.jitter_ratio) ? Fixed(st.jitter_ratio, 3) : std::string(kNa)));
+  }
+  if (!d->aliasing_note.empty()) Wrapped(ctx, out, "  aliasing: " + d->aliasing_note);
+  if (!v.aliasing_note.empty()) Wrapped(ctx, out, "  note: " + v.aliasing_note);
+}
+
+}  // namespace gpuwhy::report
