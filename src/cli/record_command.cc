@@ -1,13 +1,89 @@
-// Placeholder until the live-sampling issue lands: says so and fails cleanly.
+// `gpuwhy record [-o FILE] [--interval MS] -- CMD ARGS...`: run CMD, sample
+// the GPUs, then print the same analysis `gpuwhy analyze` prints.
 #include <ostream>
+#include <string>
+#include <vector>
 
+// CLI11 trips -Wnull-dereference in inlined std::string code; not ours to fix.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <CLI/CLI.hpp>
+#pragma GCC diagnostic pop
+
+#include "cli/analyze_command.h"
 #include "cli/commands.h"
+#include "import/registry.h"
+#include "record/record_runner.h"
 
 namespace gpuwhy::cli {
 
-int RecordMain(int /*argc*/, char** /*argv*/, std::ostream& /*out*/, std::ostream& err) {
-  err << "gpuwhy record: not available in this build yet\n";
-  return 2;
+int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  // Everything after "--" is the command, untouched by option parsing.
+  std::vector<std::string> command;
+  int split = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      split = i;
+      break;
+    }
+  }
+  for (int i = split + 1; i < argc; ++i) command.emplace_back(argv[i]);
+
+  CLI::App app{"run a command and sample the GPUs it uses", "gpuwhy record"};
+  record::RecordOptions options;
+  int interval_ms = 100;
+  bool no_report = false;
+  bool json = false;
+  app.add_option("-o,--output", options.output_path,
+                 "recording file (default gpuwhy-<host>-<pid>[.rank<R>].gwrec)");
+  app.add_option("--interval", interval_ms, "sampling interval in milliseconds (default 100)")
+      ->check(CLI::Range(10, 60000));
+  app.add_flag("--no-report", no_report, "do not print the analysis when the command ends");
+  app.add_flag("--json", json, "print the analysis as JSON");
+  app.footer("usage: gpuwhy record [options] -- CMD ARGS...\n"
+             "The exit code is CMD's (128+N when a signal N killed it).");
+  try {
+    app.parse(split, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? 0 : 1;
+  }
+  if (command.empty()) {
+    err << "gpuwhy record: no command given; usage: gpuwhy record [options] -- CMD ARGS...\n";
+    return 1;
+  }
+  options.argv = command;
+  options.interval_ns = static_cast<int64_t>(interval_ms) * kNsPerMs;
+  options.gpuwhy_version = ToolVersion();
+
+  Result<record::RecordResult> res = record::RunAndRecord(options, err);
+  if (!res.ok()) {
+    err << res.status().message() << "\n";
+    return 2;
+  }
+  const record::RecordResult& r = res.value();
+  if (!r.sampled) {
+    err << "gpuwhy record: nothing was sampled (" << r.nvml_status << "); recording: "
+        << r.output_path << "\n";
+  } else {
+    err << "gpuwhy record: " << r.samples << " samples from " << r.device_count << " GPU"
+        << (r.device_count == 1 ? "" : "s") << " in " << r.output_path << "\n";
+  }
+  if (!no_report && r.sampled) {
+    // The analysis reads the recording back through the importer, exactly as
+    // `gpuwhy analyze FILE` would.
+    Result<model::Trace> trace = import::ImportFile(r.output_path);
+    if (!trace.ok()) {
+      err << trace.status().message() << "\n";
+    } else {
+      std::vector<model::Trace> traces;
+      traces.push_back(std::move(trace).value());
+      AnalyzeOptions ao;
+      ao.json = json;
+      AnalyzeAndRender(traces, ao, out);
+    }
+  }
+  return r.exit_code;
 }
 
 }  // namespace gpuwhy::cli
