@@ -10,8 +10,9 @@ namespace gpuwhy {
 namespace {
 
 TEST(AliasingAnchorTest, ResNet50Nw0JumpsAtFineFlatAtNvmlPeriod) {
-  GPUWHY_LOAD_SHARED(t, "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
-                        "worker0.1623143089861.pt.trace.json.gz");
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
+                     "worker0.1623143089861.pt.trace.json.gz");
   analysis::UtilizationResult r = analysis::AnalyzeUtilization(*t);
   ASSERT_FALSE(r.devices.empty());
   const analysis::DeviceUtilization& d = r.devices.front();

@@ -35,8 +35,8 @@ inline std::unique_ptr<model::Trace> LoadShared(const std::string& rel, bool* sk
 }  // namespace gpuwhy::anchors
 
 // GPUWHY_LOAD_SHARED(var, rel): import ../shared/traces/<rel> or skip.
-#define GPUWHY_LOAD_SHARED(var, rel)                                            \
-  bool var##_skipped = false;                                                   \
-  std::unique_ptr<model::Trace> var = anchors::LoadShared(rel, &var##_skipped); \
+#define GPUWHY_LOAD_SHARED(var, rel)                                                        \
+  bool var##_skipped = false;                                                               \
+  std::unique_ptr<model::Trace> var = anchors::LoadShared(rel, &var##_skipped);             \
   if (var##_skipped) GTEST_SKIP() << "SKIPPED: ../shared/traces/" << rel << " not present"; \
   if (!var) return

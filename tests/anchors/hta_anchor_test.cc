@@ -44,14 +44,16 @@ void Check(const model::Trace& t, const HtaGolden& g) {
 }
 
 TEST(HtaAnchorTest, TbResNet50Nw0) {
-  GPUWHY_LOAD_SHARED(t, "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
-                        "worker0.1623143089861.pt.trace.json.gz");
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
+                     "worker0.1623143089861.pt.trace.json.gz");
   Check(*t, {"tb nw0", 39.43, 59.35, 1.22, 7, 318934, 8529, 0});
 }
 
 TEST(HtaAnchorTest, TbResNet50Nw4) {
-  GPUWHY_LOAD_SHARED(t, "kineto/kineto_tb_plugin/samples/resnet50_num_workers_4/"
-                        "worker0.1623212756351.pt.trace.json.gz");
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/kineto_tb_plugin/samples/resnet50_num_workers_4/"
+                     "worker0.1623212756351.pt.trace.json.gz");
   Check(*t, {"tb nw4", 24.32, 73.23, 2.45, 7, 154426, 8804, 1469});
 }
 
@@ -79,8 +81,9 @@ TEST(HtaAnchorTest, DfIndexResolver) {
 }
 
 TEST(HtaAnchorTest, ParamDlrmWorker0) {
-  GPUWHY_LOAD_SHARED(t, "kineto/param/et_replay/tests/inputs/dlrm_kineto/"
-                        "worker0_step_12.1694128201545.pt.trace.json");
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/param/et_replay/tests/inputs/dlrm_kineto/"
+                     "worker0_step_12.1694128201545.pt.trace.json");
   Check(*t, {"param dlrm worker0", 49.34, 7.95, 42.71, 7, 11448, 123, 0});
 }
 

@@ -47,16 +47,26 @@ void CheckGolden(const model::Trace& t, const TbGolden& g) {
 }
 
 TEST(TbPluginAnchorTest, ResNet50NumWorkers0MatchesGoldenOverview) {
-  GPUWHY_LOAD_SHARED(t, "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
-                        "worker0.1623143089861.pt.trace.json.gz");
-  CheckGolden(*t, {"resnet50_num_workers_0", 55.51, 54.68, 49.13, 177592,
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/kineto_tb_plugin/samples/resnet50_num_workers_0/"
+                     "worker0.1623143089861.pt.trace.json.gz");
+  CheckGolden(*t, {"resnet50_num_workers_0",
+                   55.51,
+                   54.68,
+                   49.13,
+                   177592,
                    {55.51, 1.08, 0.05, kNa, 1.64, 33.37, 7.7, 0.65}});
 }
 
 TEST(TbPluginAnchorTest, ResNet50NumWorkers4MatchesGoldenOverview) {
-  GPUWHY_LOAD_SHARED(t, "kineto/kineto_tb_plugin/samples/resnet50_num_workers_4/"
-                        "worker0.1623212756351.pt.trace.json.gz");
-  CheckGolden(*t, {"resnet50_num_workers_4", 70.27, 69.22, 48.91, 141068,
+  GPUWHY_LOAD_SHARED(t,
+                     "kineto/kineto_tb_plugin/samples/resnet50_num_workers_4/"
+                     "worker0.1623212756351.pt.trace.json.gz");
+  CheckGolden(*t, {"resnet50_num_workers_4",
+                   70.27,
+                   69.22,
+                   48.91,
+                   141068,
                    {70.28, kNa, kNa, kNa, 7.49, 0.84, 16.07, kNa}});
 }
 

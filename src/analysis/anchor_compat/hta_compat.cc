@@ -34,12 +34,11 @@ HtaKernelType HtaKernelTypeOf(std::string_view n) {
       n.starts_with("hipMemset") || n.starts_with("dma")) {
     return HtaKernelType::kMemory;
   }
-  const bool non_compute = n.find("Memcpy") != std::string_view::npos ||
-                           n.find("Memset") != std::string_view::npos ||
-                           n.find("dma") != std::string_view::npos ||
-                           n.find("Sync") != std::string_view::npos ||
-                           n.starts_with("Stream Wait Event") || n.starts_with("runFunction") ||
-                           (n.starts_with("cuda") && n.find("LaunchKernel") != std::string_view::npos);
+  const bool non_compute =
+      n.find("Memcpy") != std::string_view::npos || n.find("Memset") != std::string_view::npos ||
+      n.find("dma") != std::string_view::npos || n.find("Sync") != std::string_view::npos ||
+      n.starts_with("Stream Wait Event") || n.starts_with("runFunction") ||
+      (n.starts_with("cuda") && n.find("LaunchKernel") != std::string_view::npos);
   return non_compute ? HtaKernelType::kOther : HtaKernelType::kComputation;
 }
 
@@ -71,8 +70,7 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
   };
 
   std::vector<Ev> ev;
-  auto add = [&](int64_t s, int64_t e, int64_t stream, int64_t corr, HtaKernelType ty,
-                 bool idle) {
+  auto add = [&](int64_t s, int64_t e, int64_t stream, int64_t corr, HtaKernelType ty, bool idle) {
     if (!keep(corr)) return;
     const int64_t ts = FloorUs(s);
     const int64_t dur = FloorUs(e - s);
@@ -82,7 +80,8 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
   std::unordered_map<StringId, HtaKernelType> type_cache;
   for (size_t i = 0; i < k.size(); ++i) {
     auto it = type_cache.find(k.name[i]);
-    if (it == type_cache.end()) it = type_cache.emplace(k.name[i], HtaKernelTypeOf(t.Str(k.name[i]))).first;
+    if (it == type_cache.end())
+      it = type_cache.emplace(k.name[i], HtaKernelTypeOf(t.Str(k.name[i]))).first;
     add(k.start_ns[i], k.end_ns[i], k.stream_id[i], k.correlation_id[i], it->second, true);
   }
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
@@ -102,8 +101,7 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
   if (ev.empty()) return out;
 
   // Temporal breakdown on merged integer intervals.
-  auto merged_len = [](std::vector<std::pair<int64_t, int64_t>> v, int64_t* first,
-                       int64_t* last) {
+  auto merged_len = [](std::vector<std::pair<int64_t, int64_t>> v, int64_t* first, int64_t* last) {
     std::sort(v.begin(), v.end());
     int64_t len = 0, cs = 0, ce = 0;
     bool open = false;

@@ -48,12 +48,12 @@ TEST(HtaCompatTest, TemporalAndIdleBreakdownDropTheLastStep) {
   Builder b;
   b.Step(1, 0, 100);
   b.Step(2, 100, 200);
-  b.Step(3, 200, 300);  // its kernels are dropped
-  b.Kernel(1, 10'000, 20'500, "gemm");          // [10, 20] µs (20.5 floors to 20)
-  b.Kernel(2, 30'000, 40'000, "gemm");          // gap 10 µs: kernel_wait (runtime at 2 < 20)
+  b.Step(3, 200, 300);                           // its kernels are dropped
+  b.Kernel(1, 10'000, 20'500, "gemm");           // [10, 20] µs (20.5 floors to 20)
+  b.Kernel(2, 30'000, 40'000, "gemm");           // gap 10 µs: kernel_wait (runtime at 2 < 20)
   b.Kernel(45, 50'000, 60'000, "ncclKernel_x");  // gap 10, runtime 45 > 40: host_wait
-  b.Kernel(50, 150'000, 160'000, "gemm");       // gap 90 >= 30: other
-  b.Kernel(210, 250'000, 260'000, "gemm");      // launched in the last step: dropped
+  b.Kernel(50, 150'000, 160'000, "gemm");        // gap 90 >= 30: other
+  b.Kernel(210, 250'000, 260'000, "gemm");       // launched in the last step: dropped
   b.t.Finalize();
   HtaResult r = ReproduceHta(b.t);
   EXPECT_TRUE(r.last_step_dropped);

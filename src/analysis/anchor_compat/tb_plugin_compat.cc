@@ -28,8 +28,8 @@ bool IsDataLoaderName(std::string_view n) {
 }  // namespace
 
 std::string_view ToString(TbRole r) {
-  static constexpr std::string_view kNames[] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
-                                                "Runtime", "DataLoader", "CPU Exec", "Other"};
+  static constexpr std::string_view kNames[] = {
+      "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"};
   return kNames[static_cast<size_t>(r)];
 }
 

@@ -24,7 +24,14 @@ namespace gpuwhy::analysis {
 
 // TbRole: the step-time breakdown roles, in the plugin's priority order.
 enum class TbRole : uint8_t {
-  kKernel = 0, kMemcpy, kMemset, kCommunication, kRuntime, kDataLoader, kCpuExec, kOther,
+  kKernel = 0,
+  kMemcpy,
+  kMemset,
+  kCommunication,
+  kRuntime,
+  kDataLoader,
+  kCpuExec,
+  kOther,
 };
 inline constexpr int kTbRoleCount = 8;
 
@@ -46,8 +53,8 @@ struct TbPluginResult {
   int64_t steps_start_ns = kMissingI64;
   int64_t steps_end_ns = kMissingI64;
   double avg_step_us = kMissingF64;
-  std::array<double, kTbRoleCount> avg_role_us{};   // per-step average
-  std::array<double, kTbRoleCount> role_pct{};      // of the average step
+  std::array<double, kTbRoleCount> avg_role_us{};  // per-step average
+  std::array<double, kTbRoleCount> role_pct{};     // of the average step
   std::vector<TbPluginDevice> devices;
 };
 

@@ -78,8 +78,8 @@ std::vector<Step> MarkerSteps(const model::Trace& t, std::string* name_out) {
   if (best_count < 2) return {};
   std::vector<Step> steps;
   for (size_t i = 0; i < r.size(); ++i) {
-    if (r.name[i] == best && (r.kind[i] == model::RangeKind::kNvtx ||
-                              r.kind[i] == model::RangeKind::kUserAnnotation)) {
+    if (r.name[i] == best &&
+        (r.kind[i] == model::RangeKind::kNvtx || r.kind[i] == model::RangeKind::kUserAnnotation)) {
       steps.push_back({static_cast<int32_t>(steps.size()), r.start_ns[i], r.end_ns[i]});
     }
   }
@@ -135,9 +135,9 @@ std::vector<Step> KernelPeriodSteps(const model::Trace& t, std::string* name_out
     const double var = std::max(0.0, sum2 / n - mean * mean);
     if (mean < 1.0 || std::sqrt(var) / mean > kMaxSpacingCv) continue;
     const bool multi = mean >= 2.0;
-    const bool better = best_n == 0 || (multi && !best_multi) ||
-                        (multi == best_multi &&
-                         (pos.size() > best_n || (pos.size() == best_n && name < best)));
+    const bool better =
+        best_n == 0 || (multi && !best_multi) ||
+        (multi == best_multi && (pos.size() > best_n || (pos.size() == best_n && name < best)));
     if (!better) continue;
     best = name;
     best_n = pos.size();
@@ -149,8 +149,8 @@ std::vector<Step> KernelPeriodSteps(const model::Trace& t, std::string* name_out
   const std::vector<uint32_t>& pos = positions[best];
   std::vector<Step> steps;
   for (size_t i = 0; i + 1 < pos.size(); ++i) {
-    steps.push_back({static_cast<int32_t>(i), k.start_ns[rows[pos[i]]],
-                     k.start_ns[rows[pos[i + 1]]]});
+    steps.push_back(
+        {static_cast<int32_t>(i), k.start_ns[rows[pos[i]]], k.start_ns[rows[pos[i + 1]]]});
   }
   *name_out = std::string(t.Str(best));
   *period_out = static_cast<int32_t>(std::lround(best_spacing));
@@ -161,10 +161,14 @@ std::vector<Step> KernelPeriodSteps(const model::Trace& t, std::string* name_out
 
 const char* ToString(StepSource s) {
   switch (s) {
-    case StepSource::kNone: return "none";
-    case StepSource::kProfilerStep: return "profiler_step";
-    case StepSource::kMarkerRange: return "marker_range";
-    case StepSource::kKernelPeriod: return "kernel_period";
+    case StepSource::kNone:
+      return "none";
+    case StepSource::kProfilerStep:
+      return "profiler_step";
+    case StepSource::kMarkerRange:
+      return "marker_range";
+    case StepSource::kKernelPeriod:
+      return "kernel_period";
   }
   return "none";
 }

@@ -19,10 +19,10 @@ namespace gpuwhy::analysis {
 
 // StepSource: where the step boundaries came from.
 enum class StepSource : uint8_t {
-  kNone = 0,           // no steps found
-  kProfilerStep = 1,   // ProfilerStep#N ranges (torch.profiler)
-  kMarkerRange = 2,    // NVTX / user annotation ranges named like a step
-  kKernelPeriod = 3,   // period of the repeating kernel-name sequence
+  kNone = 0,          // no steps found
+  kProfilerStep = 1,  // ProfilerStep#N ranges (torch.profiler)
+  kMarkerRange = 2,   // NVTX / user annotation ranges named like a step
+  kKernelPeriod = 3,  // period of the repeating kernel-name sequence
 };
 
 // ToString: "none", "profiler_step", "marker_range", "kernel_period".
@@ -50,7 +50,7 @@ struct StepStats {
 // StepResult: the steps of one trace and where they came from.
 struct StepResult {
   StepSource source = StepSource::kNone;
-  std::string marker_name;   // range name used (kMarkerRange) or anchor kernel (kKernelPeriod)
+  std::string marker_name;  // range name used (kMarkerRange) or anchor kernel (kKernelPeriod)
   int32_t period_kernels = kMissingI32;  // kernels per step (kKernelPeriod only)
   std::vector<Step> steps;
   StepStats stats;

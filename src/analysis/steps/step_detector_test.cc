@@ -15,8 +15,8 @@ void AddKernel(model::Trace& t, const char* name, int64_t start, int64_t end, in
   t.kernels.Append(k);
 }
 
-void AddRange(model::Trace& t, const char* name, int64_t start, int64_t end,
-              model::RangeKind kind, int32_t step = kMissingI32) {
+void AddRange(model::Trace& t, const char* name, int64_t start, int64_t end, model::RangeKind kind,
+              int32_t step = kMissingI32) {
   model::RangeRow r;
   r.pid = 1;
   r.tid = 1;

@@ -53,7 +53,7 @@ TEST(TbPluginStepsTest, DeviceAdjustmentAndTailRemoval) {
   EXPECT_EQ(r.host_step_count, 4);
   ASSERT_EQ(r.steps.size(), 2u);
   EXPECT_EQ(r.steps[0].start_ns, 100);
-  EXPECT_EQ(r.steps[0].end_ns, 250);  // last device end of step 1
+  EXPECT_EQ(r.steps[0].end_ns, 250);    // last device end of step 1
   EXPECT_EQ(r.steps[1].start_ns, 250);  // max(prev end, host start)
   EXPECT_EQ(r.steps[1].end_ns, 320);
   EXPECT_EQ(r.device_ops_per_step[0], 2);

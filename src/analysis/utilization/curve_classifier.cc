@@ -25,12 +25,18 @@ double Clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
 
 const char* ToString(CurveClass c) {
   switch (c) {
-    case CurveClass::kInsufficientData: return "INSUFFICIENT_DATA";
-    case CurveClass::kIdle: return "IDLE";
-    case CurveClass::kJumps: return "JUMPS";
-    case CurveClass::kWobble: return "WOBBLE";
-    case CurveClass::kPinnedHigh: return "PINNED_HIGH";
-    case CurveClass::kHealthy: return "HEALTHY";
+    case CurveClass::kInsufficientData:
+      return "INSUFFICIENT_DATA";
+    case CurveClass::kIdle:
+      return "IDLE";
+    case CurveClass::kJumps:
+      return "JUMPS";
+    case CurveClass::kWobble:
+      return "WOBBLE";
+    case CurveClass::kPinnedHigh:
+      return "PINNED_HIGH";
+    case CurveClass::kHealthy:
+      return "HEALTHY";
   }
   return "INSUFFICIENT_DATA";
 }
@@ -85,8 +91,8 @@ CurveVerdict ClassifyCurve(const CurveInput& in, const CurveThresholds& th) {
   if (f.sample_count < th.min_samples) {
     v.curve_class = CurveClass::kInsufficientData;
     v.confidence = 1.0;
-    v.reason = std::to_string(f.sample_count) + " samples (< " + std::to_string(th.min_samples) +
-               ")";
+    v.reason =
+        std::to_string(f.sample_count) + " samples (< " + std::to_string(th.min_samples) + ")";
     return v;
   }
   const double mean = f.mean_ratio;
@@ -97,8 +103,7 @@ CurveVerdict ClassifyCurve(const CurveInput& in, const CurveThresholds& th) {
     v.reason = "mean " + Pct(mean) + " < " + Pct(th.idle_mean_below);
     return v;
   }
-  if (mean >= th.healthy_surface_above && real_known &&
-      in.real_util_ratio >= th.real_high_above) {
+  if (mean >= th.healthy_surface_above && real_known && in.real_util_ratio >= th.real_high_above) {
     v.curve_class = CurveClass::kHealthy;
     v.confidence = Clamp01(0.6 + (in.real_util_ratio - th.real_high_above));
     v.reason = "surface " + Pct(mean) + " and real " + Pct(in.real_util_ratio) + " both high";
@@ -123,8 +128,8 @@ CurveVerdict ClassifyCurve(const CurveInput& in, const CurveThresholds& th) {
                          1.0 - mean >= th.jumps_min_idle;
   // Why the gap check: at a period near the launch gaps, sub-millisecond
   // gaps also give 0/100 samples; jumps need long idle gaps when we know them.
-  const bool gaps_allow = !IsValid(in.long_gap_idle_share) ||
-                          in.long_gap_idle_share >= th.jumps_min_long_gap_share;
+  const bool gaps_allow =
+      !IsValid(in.long_gap_idle_share) || in.long_gap_idle_share >= th.jumps_min_long_gap_share;
   if ((bimodal && gaps_allow) || (long_gaps && !v.aliased)) {
     v.curve_class = CurveClass::kJumps;
     v.confidence = Clamp01(0.5 + (lo + hi - th.jumps_min_both_sides) + (long_gaps ? 0.2 : 0.0));

@@ -33,14 +33,14 @@ const char* ToString(CurveClass c);
 struct CurveThresholds {
   int32_t min_samples = 5;
   double idle_mean_below = 0.05;
-  double low_sample_below = 0.10;   // a sample < 10% counts as "near 0"
-  double high_sample_above = 0.90;  // a sample > 90% counts as "near 100"
-  double jumps_min_each_side = 0.10;  // share of samples near 0 and near 100, each
-  double jumps_min_both_sides = 0.50; // share near 0 plus near 100
-  double jumps_long_gap_share = 0.50; // share of idle time in gaps >= long_gap_ns
-  double jumps_min_idle = 0.15;       // with that, at least this much idle
+  double low_sample_below = 0.10;          // a sample < 10% counts as "near 0"
+  double high_sample_above = 0.90;         // a sample > 90% counts as "near 100"
+  double jumps_min_each_side = 0.10;       // share of samples near 0 and near 100, each
+  double jumps_min_both_sides = 0.50;      // share near 0 plus near 100
+  double jumps_long_gap_share = 0.50;      // share of idle time in gaps >= long_gap_ns
+  double jumps_min_idle = 0.15;            // with that, at least this much idle
   double jumps_min_long_gap_share = 0.20;  // bimodal samples need this much idle in long gaps
-  int64_t long_gap_ns = 1'000'000;    // 1 ms
+  int64_t long_gap_ns = 1'000'000;         // 1 ms
   double wobble_max_stddev = 0.20;
   double pinned_surface_above = 0.90;
   double healthy_surface_above = 0.80;
@@ -53,10 +53,10 @@ inline constexpr CurveThresholds kCurveThresholds{};
 
 // CurveInput: one series and what else is known about the run.
 struct CurveInput {
-  std::vector<double> util_ratio;      // samples 0..1; NaN = missing sample
-  int64_t period_ns = kMissingI64;     // effective sample period
-  double real_util_ratio = kMissingF64;  // SM active / SM fill, when known
-  int64_t step_period_ns = kMissingI64;  // typical step duration, when known
+  std::vector<double> util_ratio;            // samples 0..1; NaN = missing sample
+  int64_t period_ns = kMissingI64;           // effective sample period
+  double real_util_ratio = kMissingF64;      // SM active / SM fill, when known
+  int64_t step_period_ns = kMissingI64;      // typical step duration, when known
   double long_gap_idle_share = kMissingF64;  // share of idle time in gaps >= 1 ms
   double gap_p95_ns = kMissingF64;           // 95th percentile idle-gap length
 };
@@ -81,8 +81,8 @@ struct CurveVerdict {
   CurveClass curve_class = CurveClass::kInsufficientData;
   double confidence = 0.0;
   CurveFeatures features;
-  bool aliased = false;  // the period is too long to resolve the step / gap scale
-  std::string reason;    // one line: why this class
+  bool aliased = false;       // the period is too long to resolve the step / gap scale
+  std::string reason;         // one line: why this class
   std::string aliasing_note;  // empty unless `aliased` or undecidable
 };
 

@@ -14,8 +14,7 @@ CurveInput Series(std::vector<double> v, int64_t period = 10 * kNsPerMs) {
 
 TEST(CurveClassifierTest, InsufficientAndIdle) {
   EXPECT_EQ(ClassifyCurve(Series({0.5, 0.5})).curve_class, CurveClass::kInsufficientData);
-  EXPECT_EQ(ClassifyCurve(Series({0.0, 0.01, 0.0, 0.02, 0.0, 0.0})).curve_class,
-            CurveClass::kIdle);
+  EXPECT_EQ(ClassifyCurve(Series({0.0, 0.01, 0.0, 0.02, 0.0, 0.0})).curve_class, CurveClass::kIdle);
   // NaN samples are not counted.
   const double nan = kMissingF64;
   EXPECT_EQ(ClassifyCurve(Series({nan, nan, nan, nan, 0.5, 0.5})).curve_class,

@@ -42,7 +42,10 @@ std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vecto
     const int64_t lo = std::max(a[i].start_ns, b[j].start_ns);
     const int64_t hi = std::min(a[i].end_ns, b[j].end_ns);
     if (lo < hi) out.push_back({lo, hi});
-    if (a[i].end_ns < b[j].end_ns) ++i; else ++j;
+    if (a[i].end_ns < b[j].end_ns)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }

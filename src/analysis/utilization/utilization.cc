@@ -78,8 +78,11 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
     auto it = name_cache.find(k.name[i]);
     if (it == name_cache.end()) {
       const std::string_view nm = t.Str(k.name[i]);
-      it = name_cache.emplace(k.name[i], std::make_pair(ClassifyKernel(nm),
-                              std::make_pair(UsesTensorCores(nm), IsTritonKernel(nm)))).first;
+      it = name_cache
+               .emplace(k.name[i],
+                        std::make_pair(ClassifyKernel(nm),
+                                       std::make_pair(UsesTensorCores(nm), IsTritonKernel(nm))))
+               .first;
     }
     cls[static_cast<size_t>(it->second.first)] += dur;
     if (it->second.second.first) tc += dur;
@@ -111,7 +114,8 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
       lc.threads_per_block = k.block_x[i] * (IsValid(k.block_y[i]) ? k.block_y[i] : 1) *
                              (IsValid(k.block_z[i]) ? k.block_z[i] : 1);
       lc.registers_per_thread = k.registers_per_thread[i];
-      if (IsValid(k.static_shared_mem_bytes[i])) lc.static_smem_bytes = k.static_shared_mem_bytes[i];
+      if (IsValid(k.static_shared_mem_bytes[i]))
+        lc.static_smem_bytes = k.static_shared_mem_bytes[i];
       if (IsValid(k.dynamic_shared_mem_bytes[i])) {
         lc.dynamic_smem_bytes = k.dynamic_shared_mem_bytes[i];
       } else if (IsValid(k.shared_mem_bytes[i]) && !IsValid(k.static_shared_mem_bytes[i])) {
@@ -235,11 +239,10 @@ void Classify(DeviceUtilization& du, const StepResult& steps, const UtilSeries* 
     in.period_ns = nvml->period_ns;
     du.nvml_verdict = ClassifyCurve(in);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
-      du.aliasing_note = "at NVML's " +
-                         std::to_string(nvml->period_ns / kNsPerMs) + " ms period the curve reads " +
-                         ToString(du.nvml_verdict.curve_class) + " (mean " +
-                         std::to_string(static_cast<int>(std::lround(nvml->mean_ratio * 100))) +
-                         "%)";
+      du.aliasing_note =
+          "at NVML's " + std::to_string(nvml->period_ns / kNsPerMs) +
+          " ms period the curve reads " + ToString(du.nvml_verdict.curve_class) + " (mean " +
+          std::to_string(static_cast<int>(std::lround(nvml->mean_ratio * 100))) + "%)";
       if (!du.nvml_verdict.aliasing_note.empty()) {
         du.aliasing_note += "; " + du.nvml_verdict.aliasing_note;
       }
@@ -261,17 +264,34 @@ void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::Cou
       case model::CounterKind::kGpuUtil:
         if (*util == nullptr) *util = &s;
         break;
-      case model::CounterKind::kSmActive: du.counter_sm_active = f; break;
-      case model::CounterKind::kSmOccupancy: du.counter_sm_occupancy = f; break;
-      case model::CounterKind::kTensorActive: du.counter_tensor_active = f; break;
-      case model::CounterKind::kDramActive: du.counter_dram_active = f; break;
-      case model::CounterKind::kSmClockMhz: du.counter_sm_clock_mhz = f; break;
-      case model::CounterKind::kPowerMw: *power = m; du.counter_power_ratio.source = f.source; break;
-      case model::CounterKind::kPowerLimitMw: *limit = m; break;
-      default: break;
+      case model::CounterKind::kSmActive:
+        du.counter_sm_active = f;
+        break;
+      case model::CounterKind::kSmOccupancy:
+        du.counter_sm_occupancy = f;
+        break;
+      case model::CounterKind::kTensorActive:
+        du.counter_tensor_active = f;
+        break;
+      case model::CounterKind::kDramActive:
+        du.counter_dram_active = f;
+        break;
+      case model::CounterKind::kSmClockMhz:
+        du.counter_sm_clock_mhz = f;
+        break;
+      case model::CounterKind::kPowerMw:
+        *power = m;
+        du.counter_power_ratio.source = f.source;
+        break;
+      case model::CounterKind::kPowerLimitMw:
+        *limit = m;
+        break;
+      default:
+        break;
     }
   }
-  if (IsValid(*power) && IsValid(*limit) && *limit > 0) du.counter_power_ratio.value = *power / *limit;
+  if (IsValid(*power) && IsValid(*limit) && *limit > 0)
+    du.counter_power_ratio.value = *power / *limit;
 }
 
 }  // namespace
@@ -338,8 +358,8 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         du.surface_ratio = {static_cast<double>(TotalLength(busy)) / static_cast<double>(window),
                             kTraceTimeline};
         const int64_t fine = FinePeriod(o, out.steps, window);
-        du.series.push_back(MakeSeries("fine", kTraceTimeline, busy, du.window_start_ns,
-                                       du.window_end_ns, fine));
+        du.series.push_back(
+            MakeSeries("fine", kTraceTimeline, busy, du.window_start_ns, du.window_end_ns, fine));
         du.series.push_back(MakeSeries("nvml_1/6s", kTraceTimeline, busy, du.window_start_ns,
                                        du.window_end_ns, o.nvml_fast_period_ns));
         du.series.push_back(MakeSeries("nvml_1s", kTraceTimeline, busy, du.window_start_ns,
@@ -352,10 +372,10 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
           st.start_ns = out.steps.steps.front().start_ns;
           for (const Step& s : out.steps.steps) {
             const int64_t len = s.end_ns - s.start_ns;
-            st.util_ratio.push_back(len > 0 ? static_cast<double>(IntersectLength(
-                                                  busy, s.start_ns, s.end_ns)) /
-                                                  static_cast<double>(len)
-                                            : kMissingF64);
+            st.util_ratio.push_back(
+                len > 0 ? static_cast<double>(IntersectLength(busy, s.start_ns, s.end_ns)) /
+                              static_cast<double>(len)
+                        : kMissingF64);
           }
           st.mean_ratio = MeanValid(st.util_ratio);
           du.series.push_back(std::move(st));

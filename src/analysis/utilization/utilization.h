@@ -37,8 +37,8 @@ struct UtilizationOptions {
 
 // UtilSeries: one sampled surface-utilization series.
 struct UtilSeries {
-  std::string label;   // "fine", "nvml_1/6s", "nvml_1s", "step", "counter"
-  std::string source;  // "trace: kernel timeline", "counter: nvidia-smi", ...
+  std::string label;                // "fine", "nvml_1/6s", "nvml_1s", "step", "counter"
+  std::string source;               // "trace: kernel timeline", "counter: nvidia-smi", ...
   int64_t period_ns = kMissingI64;  // effective period (mean step for "step")
   int64_t start_ns = kMissingI64;
   std::vector<double> util_ratio;
@@ -74,14 +74,14 @@ struct DeviceUtilization {
   Figure surface_ratio;  // busy share of the window (what GPU-Util averages to)
   std::vector<UtilSeries> series;
 
-  Figure sm_fill_ratio;          // over the window
+  Figure sm_fill_ratio;                   // over the window
   double sm_fill_coverage = kMissingF64;  // share of kernel time with a blocks/SM value
-  Figure occupancy_ratio;        // duration-weighted over kernels
+  Figure occupancy_ratio;                 // duration-weighted over kernels
   double occupancy_coverage = kMissingF64;
-  Figure tensor_core_share;      // of kernel time
+  Figure tensor_core_share;                             // of kernel time
   std::array<double, kKernelClassCount> class_share{};  // of kernel time
-  double triton_share = kMissingF64;  // of kernel time
-  double graph_share = kMissingF64;   // of kernel time (graph_id valid)
+  double triton_share = kMissingF64;                    // of kernel time
+  double graph_share = kMissingF64;                     // of kernel time (graph_id valid)
 
   Figure counter_sm_active;
   Figure counter_sm_occupancy;
@@ -90,13 +90,13 @@ struct DeviceUtilization {
   Figure counter_power_ratio;  // power / power limit
   Figure counter_sm_clock_mhz;
 
-  Figure real_ratio;  // headline
+  Figure real_ratio;            // headline
   double gap_pp = kMissingF64;  // (surface - real) in percentage points
 
   GapStats gaps;
-  CurveVerdict verdict;         // from the fine series (or counters)
-  CurveVerdict nvml_verdict;    // from the NVML 1/6 s series
-  std::string aliasing_note;    // when the NVML verdict disagrees or is aliased
+  CurveVerdict verdict;       // from the fine series (or counters)
+  CurveVerdict nvml_verdict;  // from the NVML 1/6 s series
+  std::string aliasing_note;  // when the NVML verdict disagrees or is aliased
 };
 
 // UtilizationResult: the steps used and one entry per device with activity.

@@ -76,8 +76,7 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
   w.BeginObject();
   for (int c = 0; c < analysis::kKernelClassCount; ++c) {
     w.FieldDouble(analysis::ToString(static_cast<analysis::KernelClass>(c)),
-                  d->kernel_time_ns > 0 ? d->class_share[static_cast<size_t>(c)] : kMissingF64,
-                  4);
+                  d->kernel_time_ns > 0 ? d->class_share[static_cast<size_t>(c)] : kMissingF64, 4);
   }
   w.EndObject();
   w.FieldDouble("triton_share", d->triton_share, 4);

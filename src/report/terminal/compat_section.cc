@@ -37,15 +37,17 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
     const analysis::TbPluginResult& r = *ctx.trace.tbplugin;
     out << '\n';
     Line(ctx, out, "compat tbplugin: TensorBoard profiler plugin overview (its definitions)");
-    Line(ctx, out, "  steps " + std::to_string(r.step_count) + " (device-adjusted), avg step " +
-                       F0(r.avg_step_us) + " us");
+    Line(ctx, out,
+         "  steps " + std::to_string(r.step_count) + " (device-adjusted), avg step " +
+             F0(r.avg_step_us) + " us");
     for (const analysis::TbPluginDevice& d : r.devices) {
-      Line(ctx, out, "  GPU " + std::to_string(d.device_id) + ": GPU Utilization " +
-                         F2(d.gpu_util_pct) + " %  Est. SM Efficiency " +
-                         F2(d.sm_efficiency_pct) + " %  Est. Achieved Occupancy " +
-                         F2(d.occupancy_pct) + " %");
-      Line(ctx, out, "         Tensor Cores (plugin allowlist) " + F2(d.tensor_core_kernel_pct) +
-                         " % of kernel time");
+      Line(ctx, out,
+           "  GPU " + std::to_string(d.device_id) + ": GPU Utilization " + F2(d.gpu_util_pct) +
+               " %  Est. SM Efficiency " + F2(d.sm_efficiency_pct) +
+               " %  Est. Achieved Occupancy " + F2(d.occupancy_pct) + " %");
+      Line(ctx, out,
+           "         Tensor Cores (plugin allowlist) " + F2(d.tensor_core_kernel_pct) +
+               " % of kernel time");
     }
     if (r.step_count > 0) {
       TextTable t({{"step time breakdown", true}, {"avg us"}, {"%"}});
@@ -61,14 +63,14 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
     const analysis::HtaResult& h = *ctx.trace.hta;
     out << '\n';
     Line(ctx, out, "compat hta: Holistic Trace Analysis breakdowns (its definitions)");
-    Line(ctx, out, "  temporal: idle " + F2(h.temporal.idle_pct) + " %, compute " +
-                       F2(h.temporal.compute_pct) + " %, non-compute " +
-                       F2(h.temporal.non_compute_pct) + " % of " +
-                       std::to_string(h.temporal.total_us) + " us" +
-                       (h.last_step_dropped ? " (last ProfilerStep dropped)" : ""));
+    Line(ctx, out,
+         "  temporal: idle " + F2(h.temporal.idle_pct) + " %, compute " +
+             F2(h.temporal.compute_pct) + " %, non-compute " + F2(h.temporal.non_compute_pct) +
+             " % of " + std::to_string(h.temporal.total_us) + " us" +
+             (h.last_step_dropped ? " (last ProfilerStep dropped)" : ""));
     if (!h.idle_streams.empty()) {
-      TextTable t({{"idle time by stream", true}, {"host_wait us"}, {"kernel_wait us"},
-                   {"other us"}});
+      TextTable t(
+          {{"idle time by stream", true}, {"host_wait us"}, {"kernel_wait us"}, {"other us"}});
       for (const analysis::HtaIdleStream& s : h.idle_streams) {
         t.AddRow({"stream " + std::to_string(s.stream_id), std::to_string(s.host_wait_us),
                   std::to_string(s.kernel_wait_us), std::to_string(s.other_us)});

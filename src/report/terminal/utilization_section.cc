@@ -81,9 +81,7 @@ std::string Sparkline(const std::vector<double>& v, bool ascii) {
   return out;
 }
 
-std::string PeriodText(int64_t ns) {
-  return IsValid(ns) ? FormatDuration(ns) : std::string(kNa);
-}
+std::string PeriodText(int64_t ns) { return IsValid(ns) ? FormatDuration(ns) : std::string(kNa); }
 
 }  // namespace
 
@@ -97,15 +95,17 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   if (d == nullptr) return;
   out << '\n';
   Line(ctx, out, "utilization: surface vs real");
-  Line(ctx, out, "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" +
-                     d->surface_ratio.source + ")");
+  Line(ctx, out,
+       "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" + d->surface_ratio.source +
+           ")");
   std::string real = "  real (SM active)  " + Pct(d->real_ratio.value);
   if (IsValid(d->gap_pp)) real += "   gap " + Fixed(d->gap_pp, 1) + " pp";
   if (!d->real_ratio.source.empty()) real += "   (" + d->real_ratio.source + ")";
   Line(ctx, out, real);
-  Line(ctx, out, "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
-                     Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
-                     Pct(d->tensor_core_share.value) + " of kernel time");
+  Line(ctx, out,
+       "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
+           Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
+           Pct(d->tensor_core_share.value) + " of kernel time");
   if (d->kernel_time_ns > 0) {
     std::string cls = "  kernel time:";
     for (int c = 0; c < analysis::kKernelClassCount; ++c) {
@@ -114,8 +114,9 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
     }
     Line(ctx, out, cls);
     if (d->triton_share > 0 || d->graph_share > 0) {
-      Line(ctx, out, "  Triton kernels " + Pct(d->triton_share) + ", CUDA-graph kernels " +
-                         Pct(d->graph_share) + " of kernel time");
+      Line(ctx, out,
+           "  Triton kernels " + Pct(d->triton_share) + ", CUDA-graph kernels " +
+               Pct(d->graph_share) + " of kernel time");
     }
   }
   struct C {
@@ -129,21 +130,25 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                         {"power/limit", &d->counter_power_ratio}};
   for (const C& c : counters) {
     if (IsValid(c.f->value)) {
-      Line(ctx, out, std::string("  ") + c.name + " " + Pct(c.f->value) + "  (" + c.f->source + ")");
+      Line(ctx, out,
+           std::string("  ") + c.name + " " + Pct(c.f->value) + "  (" + c.f->source + ")");
     }
   }
   for (const analysis::UtilSeries& s : d->series) {
     if (s.label == "nvml_1s") continue;  // the 1/6 s line already shows the coarse view
-    std::string label = s.label == "fine" ? "curve @" : s.label == "step" ? "per step @" :
-                        s.label == "counter" ? "counter @" : "NVML @";
+    std::string label = s.label == "fine"      ? "curve @"
+                        : s.label == "step"    ? "per step @"
+                        : s.label == "counter" ? "counter @"
+                                               : "NVML @";
     label += PeriodText(s.period_ns);
     label.resize(std::max<size_t>(label.size(), 20), ' ');
-    Line(ctx, out, "  " + label + Sparkline(s.util_ratio, ctx.options.ascii) + " " +
-                       Pct(s.mean_ratio));
+    Line(ctx, out,
+         "  " + label + Sparkline(s.util_ratio, ctx.options.ascii) + " " + Pct(s.mean_ratio));
   }
   const analysis::CurveVerdict& v = d->verdict;
-  Wrapped(ctx, out, std::string("  class ") + analysis::ToString(v.curve_class) + " (confidence " +
-                        Fixed(v.confidence, 2) + "): " + v.reason);
+  Wrapped(ctx, out,
+          std::string("  class ") + analysis::ToString(v.curve_class) + " (confidence " +
+              Fixed(v.confidence, 2) + "): " + v.reason);
   const auto& f = v.features;
   if (f.sample_count > 0) {
     std::string h = "  histogram (10% bins):";
@@ -162,11 +167,11 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   }
   const analysis::StepStats& st = ur.steps.stats;
   if (st.count > 0) {
-    Line(ctx, out, "  steps: " + std::to_string(st.count) + " (" +
-                       analysis::ToString(ur.steps.source) + "), mean " +
-                       FormatDurationF(st.mean_ns) + ", p50 " + FormatDurationF(st.p50_ns) +
-                       ", p95 " + FormatDurationF(st.p95_ns) + ", jitter " +
-                       (IsValid(st.jitter_ratio) ? Fixed(st.jitter_ratio, 3) : std::string(kNa)));
+    Line(ctx, out,
+         "  steps: " + std::to_string(st.count) + " (" + analysis::ToString(ur.steps.source) +
+             "), mean " + FormatDurationF(st.mean_ns) + ", p50 " + FormatDurationF(st.p50_ns) +
+             ", p95 " + FormatDurationF(st.p95_ns) + ", jitter " +
+             (IsValid(st.jitter_ratio) ? Fixed(st.jitter_ratio, 3) : std::string(kNa)));
   }
   if (!d->aliasing_note.empty()) Wrapped(ctx, out, "  aliasing: " + d->aliasing_note);
   if (!v.aliasing_note.empty()) Wrapped(ctx, out, "  note: " + v.aliasing_note);
