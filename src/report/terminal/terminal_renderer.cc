@@ -36,11 +36,15 @@ void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
     first = false;
     TerminalContext ctx{analysis, trace, options};
     const analysis::InputInfo& in = trace.input;
-    std::string title = "== " + (in.path.empty() ? std::string("(unnamed trace)") : in.path);
-    if (!in.format.empty()) title += " · " + in.format;
-    if (!in.format_version.empty()) title += " " + in.format_version;
-    if (IsValid(in.size_bytes)) title += " · " + FormatBytes(in.size_bytes);
-    out << FitWidth(title, width) << '\n';
+    std::string tail;
+    if (!in.format.empty()) tail += " · " + in.format;
+    if (!in.format_version.empty()) tail += " " + in.format_version;
+    if (IsValid(in.size_bytes)) tail += " · " + FormatBytes(in.size_bytes);
+    std::string path = in.path.empty() ? std::string("(unnamed trace)") : in.path;
+    // Long paths lose their start, so the file name and format stay visible.
+    size_t room = width > DisplayWidth(tail) + 3 ? width - DisplayWidth(tail) - 3 : 0;
+    if (DisplayWidth(path) > room && room > 3) path = "..." + LastColumns(path, room - 3);
+    out << FitWidth("== " + path + tail, width) << '\n';
     for (const TerminalSection& s : sections)
       if (s.placement == SectionPlacement::kTraceHeader && s.trace_fn) s.trace_fn(ctx, out);
     for (const analysis::DeviceSummary& d : trace.summary.devices) {

@@ -52,6 +52,8 @@ TEST(TerminalRenderer, NoLineWiderThan100Columns) {
     EXPECT_LE(DisplayWidth(line), 100u) << line;
   }
   EXPECT_GT(lines, 10);
+  // A long path keeps its file name and the format.
+  EXPECT_NE(text.find("trace.pt.trace.json.gz · kineto-json"), std::string::npos) << text;
 }
 
 TEST(TerminalRenderer, MissingValuesPrintNa) {
@@ -103,6 +105,9 @@ TEST(TextFormat, FitWidthCountsCodePoints) {
   EXPECT_EQ(FitWidth("abcdefghij", 6), "abc...");
   EXPECT_EQ(FitWidth("µµµµµµµµ", 5), "µµ...");
   EXPECT_EQ(FitWidth("short", 10), "short");
+  EXPECT_EQ(LastColumns("abcdef", 3), "def");
+  EXPECT_EQ(LastColumns("aµµ", 2), "µµ");
+  EXPECT_EQ(LastColumns("ab", 5), "ab");
 }
 
 TEST(TextTable, AlignsAndShrinks) {

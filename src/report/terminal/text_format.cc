@@ -91,6 +91,18 @@ std::string FitWidth(std::string_view s, size_t width) {
   return std::string(s.substr(0, i)) + "...";
 }
 
+std::string LastColumns(std::string_view s, size_t width) {
+  size_t cols = 0, i = s.size();
+  while (i > 0) {
+    size_t j = i - 1;
+    while (j > 0 && (static_cast<unsigned char>(s[j]) & 0xC0) == 0x80) --j;
+    if (cols + 1 > width) break;
+    ++cols;
+    i = j;
+  }
+  return std::string(s.substr(i));
+}
+
 void TextTable::Render(std::ostream& out, size_t indent, size_t max_width,
                        int shrink_column) const {
   const size_t n = columns_.size();

@@ -36,6 +36,8 @@ std::string FormatInt(int32_t n);
 size_t DisplayWidth(std::string_view s);
 // FitWidth: `s` cut to at most `width` columns, ending in "..." when cut.
 std::string FitWidth(std::string_view s, size_t width);
+// LastColumns: the last `width` columns of `s` (whole code points).
+std::string LastColumns(std::string_view s, size_t width);
 
 // TextTable: a table with a header row, columns right-aligned except those
 // marked left. Render() pads every column to its widest cell and shrinks the
