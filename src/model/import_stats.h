@@ -38,7 +38,9 @@ namespace gpuwhy::model {
   X(truncated_tail, kDataLoss, "a truncated last record (skipped)")                             \
   X(invalid_utf8, kRepaired, "strings with invalid UTF-8 (bytes replaced)")                     \
   X(out_of_order_gpu_cpu, kInfo, "GPU events that start before their launching API call")      \
-  X(duplicate_event, kInfo, "events repeated exactly (kept once)")
+  X(duplicate_event, kInfo, "events repeated exactly (kept once)")                           \
+  X(no_timestamps, kInfo, "sampled logs without timestamps (sample indexes used, period unknown)") \
+  X(coarse_sample_period, kInfo, "counter series sampled every >= 1 s (jumps and wobble cannot be told apart)")
 
 enum class StatSeverity : uint8_t { kInfo, kRepaired, kDataLoss };
 

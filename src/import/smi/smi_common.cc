@@ -1,0 +1,203 @@
+#include "import/smi/smi_common.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+
+namespace gpuwhy::import::smi {
+
+using model::ImportStat;
+
+std::string_view Trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+  return s.substr(a, b - a);
+}
+
+std::vector<std::string_view> Lines(std::string_view text, bool* last_complete) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      out.push_back(text.substr(pos));
+      if (last_complete) *last_complete = false;
+      return out;
+    }
+    std::string_view l = text.substr(pos, nl - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    out.push_back(l);
+    pos = nl + 1;
+  }
+  if (last_complete) *last_complete = true;
+  return out;
+}
+
+std::vector<std::string_view> SplitCells(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (true) {
+    size_t c = line.find(sep, pos);
+    out.push_back(Trim(line.substr(pos, c == std::string_view::npos ? c : c - pos)));
+    if (c == std::string_view::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+std::vector<std::string_view> SplitWhitespace(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+bool IsMissingText(std::string_view s) {
+  s = Trim(s);
+  return s.empty() || s == "[N/A]" || s == "N/A" || s == "[Not Supported]" ||
+         s == "Not Supported" || s == "-" || s == "[Unknown Error]" || s == "[Insufficient Permissions]";
+}
+
+bool ParseNumber(std::string_view s, double* v, std::string_view* unit) {
+  s = Trim(s);
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    uint64_t x = 0;
+    auto r = std::from_chars(s.data() + 2, s.data() + s.size(), x, 16);
+    if (r.ec != std::errc() || r.ptr == s.data() + 2) return false;
+    *v = static_cast<double>(x);
+    if (unit) *unit = Trim(std::string_view(r.ptr, static_cast<size_t>(s.data() + s.size() - r.ptr)));
+    return true;
+  }
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *v);
+  if (r.ec != std::errc()) return false;
+  if (unit) *unit = Trim(std::string_view(r.ptr, static_cast<size_t>(s.data() + s.size() - r.ptr)));
+  return true;
+}
+
+namespace {
+
+bool Digits(std::string_view s, size_t at, size_t n, int* out) {
+  if (at + n > s.size()) return false;
+  int v = 0;
+  for (size_t i = at; i < at + n; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+bool ParseTimestamp(std::string_view s, int64_t* ns) {
+  s = Trim(s);
+  int y, mo, d, h, mi, se;
+  // "2024/01/31 12:34:56.789" (nvidia-smi) or "2024-01-31T12:34:56+08:00" (ISO-8601).
+  if (s.size() >= 19 && Digits(s, 0, 4, &y) && (s[4] == '/' || s[4] == '-') &&
+      Digits(s, 5, 2, &mo) && Digits(s, 8, 2, &d) && (s[10] == ' ' || s[10] == 'T') &&
+      Digits(s, 11, 2, &h) && Digits(s, 14, 2, &mi) && Digits(s, 17, 2, &se)) {
+    std::tm tm{};
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = se;
+    int64_t t = static_cast<int64_t>(timegm(&tm)) * kNsPerS;
+    size_t i = 19;
+    if (i < s.size() && s[i] == '.') {
+      int64_t scale = kNsPerS / 10;
+      for (++i; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i) {
+        t += (s[i] - '0') * scale;
+        scale /= 10;
+      }
+    }
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+      int zh = 0, zm = 0;
+      if (Digits(s, i + 1, 2, &zh)) {
+        size_t m = i + 3;
+        if (m < s.size() && s[m] == ':') ++m;
+        Digits(s, m, 2, &zm);
+        int64_t off = (zh * 3600 + zm * 60) * kNsPerS;
+        t += s[i] == '+' ? -off : off;
+      }
+    }
+    *ns = t;
+    return true;
+  }
+  double v;
+  std::string_view unit;
+  if (!ParseNumber(s, &v, &unit) || !unit.empty() || v <= 0) return false;
+  // Epoch seconds (~1.7e9), ms (~1.7e12), us (~1.7e15) or ns (~1.7e18).
+  if (v < 1e11) *ns = static_cast<int64_t>(std::llround(v * 1e9));
+  else if (v < 1e14) *ns = static_cast<int64_t>(std::llround(v * 1e6));
+  else if (v < 1e17) *ns = static_cast<int64_t>(std::llround(v * 1e3));
+  else *ns = static_cast<int64_t>(v);
+  return true;
+}
+
+double CheckedValue(model::Trace& t, double v) {
+  if (!std::isfinite(v)) return kMissingF64;
+  if (v < 0) {
+    t.stats.Bump(ImportStat::negative_value);
+    return kMissingF64;
+  }
+  return v;
+}
+
+void SeriesBuilder::Add(int32_t device, std::string_view name, const MetricSpec& spec,
+                        int64_t ts_ns, double value) {
+  auto key = std::make_pair(device, std::string(name));
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    Pending p;
+    p.s.name = t_.strings.Intern(name);
+    p.s.kind = spec.kind;
+    p.s.unit = spec.unit;
+    p.s.device_id = device;
+    p.s.source = t_.strings.Intern(source_);
+    series_.push_back(std::move(p));
+    it = index_.emplace(std::move(key), series_.size() - 1).first;
+  }
+  Pending& p = series_[it->second];
+  if (!IsValid(ts_ns)) {
+    p.untimed = true;
+    ts_ns = static_cast<int64_t>(p.s.ts_ns.size());
+  }
+  p.s.ts_ns.push_back(ts_ns);
+  p.s.value.push_back(value);
+}
+
+void SeriesBuilder::Finish() {
+  for (Pending& p : series_) {
+    if (p.untimed) {
+      t_.stats.Bump(ImportStat::no_timestamps);
+      p.s.period_ns = kMissingI64;
+    } else {
+      std::vector<int64_t> d;
+      for (size_t i = 1; i < p.s.ts_ns.size(); ++i)
+        if (p.s.ts_ns[i] > p.s.ts_ns[i - 1]) d.push_back(p.s.ts_ns[i] - p.s.ts_ns[i - 1]);
+      if (!d.empty()) {
+        std::nth_element(d.begin(), d.begin() + static_cast<ptrdiff_t>(d.size() / 2), d.end());
+        p.s.period_ns = d[d.size() / 2];
+        // At >= 1 s a dip and a real stall look the same; the analysis warns.
+        if (p.s.period_ns >= 999 * kNsPerMs) t_.stats.Bump(ImportStat::coarse_sample_period);
+      }
+    }
+    t_.counters.push_back(std::move(p.s));
+  }
+  series_.clear();
+  index_.clear();
+}
+
+}  // namespace gpuwhy::import::smi

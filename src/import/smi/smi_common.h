@@ -1,0 +1,77 @@
+// Shared pieces of the nvidia-smi / DCGM text importers: line splitting,
+// value and timestamp parsing, and a builder that turns (device, metric,
+// time, value) samples into model CounterSeries.
+//
+// Contract: values are parsed into canonical units (ratios 0..1, mW, MHz,
+// bytes). "[N/A]", "N/A", "[Not Supported]", "Not Supported" and empty cells
+// are missing (NaN), never 0. Text that is not a number bumps
+// non_numeric_value; negative (or 32-bit wrapped) values bump negative_value;
+// both become missing. Timestamps: nvidia-smi's "2024/01/31 12:34:56.789" is
+// read as UTC (nvidia-smi prints local time without a zone; gpuwhy assumes the
+// logging host ran in UTC), ISO-8601 honours its zone, bare numbers are epoch
+// seconds (or ms/us/ns by magnitude).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "model/trace.h"
+
+namespace gpuwhy::import::smi {
+
+// Lines: `text` split on '\n' ('\r' dropped); `last_complete` is false when
+// the text does not end with a newline (a possibly truncated last line).
+std::vector<std::string_view> Lines(std::string_view text, bool* last_complete);
+// SplitCells: comma-separated cells, each trimmed of spaces.
+std::vector<std::string_view> SplitCells(std::string_view line, char sep = ',');
+// SplitWhitespace: cells separated by runs of spaces/tabs.
+std::vector<std::string_view> SplitWhitespace(std::string_view line);
+std::string_view Trim(std::string_view s);
+
+// IsMissingText: "[N/A]", "N/A", "[Not Supported]", "-", "" and friends.
+bool IsMissingText(std::string_view s);
+// ParseNumber: leading number of `s` ("83 %", "1129 MiB", "33.09 W", "0x0004");
+// false when `s` does not start with one. `unit` receives the trailing text.
+bool ParseNumber(std::string_view s, double* v, std::string_view* unit);
+// ParseTimestamp: wall-clock ns since the Unix epoch, or false.
+bool ParseTimestamp(std::string_view s, int64_t* ns);
+
+// MetricSpec: how one column/field maps into the model.
+struct MetricSpec {
+  model::CounterKind kind = model::CounterKind::kOther;
+  model::CounterUnit unit = model::CounterUnit::kUnknown;
+  double scale = 1.0;      // value in the source's default unit * scale = canonical
+  bool known = false;
+};
+
+// SeriesBuilder: collects samples and emits CounterSeries into a Trace.
+class SeriesBuilder {
+ public:
+  SeriesBuilder(model::Trace& trace, std::string_view source) : t_(trace), source_(source) {}
+  // Add: one sample. `ts_ns` may be missing: samples then get per-series
+  // indexes (0, 1, 2, ...) and the series has no period.
+  void Add(int32_t device, std::string_view name, const MetricSpec& spec, int64_t ts_ns,
+           double value);
+  // Finish: move the series into the trace; period_ns = median sample step;
+  // bumps no_timestamps / coarse_sample_period once per affected series.
+  void Finish();
+
+ private:
+  struct Pending {
+    model::CounterSeries s;
+    bool untimed = false;
+  };
+  model::Trace& t_;
+  std::string source_;
+  std::map<std::pair<int32_t, std::string>, size_t> index_;
+  std::vector<Pending> series_;
+};
+
+// CheckedValue: NaN for negative / non-finite values (bumping negative_value).
+double CheckedValue(model::Trace& t, double v);
+
+}  // namespace gpuwhy::import::smi

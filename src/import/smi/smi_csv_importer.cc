@@ -1,0 +1,245 @@
+#include "import/smi/smi_csv_importer.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <memory>
+
+#include "base/input_stream.h"
+#include "import/smi/smi_common.h"
+
+namespace gpuwhy::import {
+
+using model::CounterKind;
+using model::CounterUnit;
+using model::ImportStat;
+using smi::MetricSpec;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Field: what a --query-gpu column is.
+enum class Role { kMetric, kTimestamp, kIndex, kUuid, kBus, kName, kIgnore };
+
+struct Column {
+  Role role = Role::kIgnore;
+  std::string name;  // without the " [unit]" suffix
+  MetricSpec spec;
+};
+
+MetricSpec QuerySpec(std::string_view n) {
+  auto m = [](CounterKind k, CounterUnit u, double s) { return MetricSpec{k, u, s, true}; };
+  if (n == "utilization.gpu") return m(CounterKind::kGpuUtil, CounterUnit::kRatio, 0.01);
+  if (n == "utilization.memory") return m(CounterKind::kMemUtil, CounterUnit::kRatio, 0.01);
+  if (n == "utilization.encoder") return m(CounterKind::kEncoderUtil, CounterUnit::kRatio, 0.01);
+  if (n == "utilization.decoder") return m(CounterKind::kDecoderUtil, CounterUnit::kRatio, 0.01);
+  if (n == "memory.used") return m(CounterKind::kMemUsedBytes, CounterUnit::kBytes, kMiB);
+  if (n == "memory.total") return m(CounterKind::kMemTotalBytes, CounterUnit::kBytes, kMiB);
+  if (n == "memory.free" || n == "memory.reserved")
+    return m(CounterKind::kOther, CounterUnit::kBytes, kMiB);
+  if (n == "power.draw" || n == "power.draw.instant" || n == "power.draw.average")
+    return m(CounterKind::kPowerMw, CounterUnit::kMilliwatt, 1000.0);
+  if (n == "power.limit" || n == "enforced.power.limit" || n == "power.max_limit")
+    return m(CounterKind::kPowerLimitMw, CounterUnit::kMilliwatt, 1000.0);
+  if (n == "clocks.sm" || n == "clocks.current.sm" || n == "clocks.gr" || n == "clocks.current.graphics")
+    return m(CounterKind::kSmClockMhz, CounterUnit::kMhz, 1.0);
+  if (n == "clocks.mem" || n == "clocks.current.memory")
+    return m(CounterKind::kMemClockMhz, CounterUnit::kMhz, 1.0);
+  if (n == "temperature.gpu" || n == "temperature.memory")
+    return m(n == "temperature.gpu" ? CounterKind::kTemperatureC : CounterKind::kOther,
+             CounterUnit::kCelsius, 1.0);
+  if (n == "clocks_throttle_reasons.active" || n == "clocks_event_reasons.active")
+    return m(CounterKind::kClockEventReasons, CounterUnit::kBitmask, 1.0);
+  if (n == "fan.speed") return m(CounterKind::kOther, CounterUnit::kRatio, 0.01);
+  return {};
+}
+
+Column ClassifyHeader(std::string_view cell) {
+  Column c;
+  std::string_view n = cell.substr(0, cell.find(" ["));
+  c.name = std::string(n);
+  if (n == "timestamp") c.role = Role::kTimestamp;
+  else if (n == "index" || n == "gpu") c.role = Role::kIndex;
+  else if (n == "uuid" || n == "gpu_uuid") c.role = Role::kUuid;
+  else if (n == "pci.bus_id" || n == "gpu_bus_id") c.role = Role::kBus;
+  else if (n == "name" || n == "gpu_name") c.role = Role::kName;
+  else {
+    c.spec = QuerySpec(n);
+    c.role = c.spec.known ? Role::kMetric : Role::kIgnore;
+  }
+  return c;
+}
+
+// FieldLike: a header cell "utilization.gpu [%]" (lowercase names, dots, underscores).
+bool FieldLike(std::string_view cell) {
+  std::string_view n = cell.substr(0, cell.find(" ["));
+  if (n.empty()) return false;
+  for (char ch : n)
+    if (!(std::islower(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' ||
+          std::isdigit(static_cast<unsigned char>(ch))))
+      return false;
+  return true;
+}
+
+// IsHeader: every cell field-like and at least one a known metric or timestamp.
+bool IsHeader(const std::vector<std::string_view>& cells) {
+  bool known = false;
+  for (std::string_view c : cells) {
+    if (!FieldLike(c)) return false;
+    Column col = ClassifyHeader(c);
+    known = known || col.role == Role::kMetric;
+  }
+  return known;
+}
+
+// IsPercentOnly: the noheader single-column form "83 %".
+bool IsPercentOnly(std::string_view line) {
+  double v;
+  std::string_view unit;
+  return smi::ParseNumber(line, &v, &unit) && unit == "%";
+}
+
+}  // namespace
+
+bool LooksLikeSmiCsv(std::string_view prefix) {
+  if (!prefix.empty() && (prefix[0] == '{' || prefix[0] == '[')) return false;
+  std::vector<std::string_view> lines = smi::Lines(prefix, nullptr);
+  int percent_lines = 0, checked = 0;
+  for (std::string_view l : lines) {
+    l = smi::Trim(l);
+    if (l.empty()) continue;
+    if (++checked > 400) break;
+    if (IsHeader(smi::SplitCells(l))) return true;
+    if (IsPercentOnly(l)) ++percent_lines;
+    else if (checked <= 3) percent_lines = -1000;  // random text at the top
+  }
+  return percent_lines >= 3;
+}
+
+Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
+  t.info.format = "nvidia-smi-csv";
+  t.info.clock = "unix_realtime";
+  smi::SeriesBuilder series(t, "nvidia-smi");
+  bool last_complete = true;
+  std::vector<std::string_view> lines = smi::Lines(text, &last_complete);
+  std::vector<Column> cols;
+  bool have_header = false;
+  std::map<std::string, int32_t> uuid_ordinal;
+  for (size_t li = 0; li < lines.size(); ++li) {
+    std::string_view l = smi::Trim(lines[li]);
+    if (l.empty()) continue;
+    std::vector<std::string_view> cells = smi::SplitCells(l);
+    if (IsHeader(cells)) {
+      if (have_header) t.stats.Bump(ImportStat::repeated_header);
+      cols.clear();
+      for (std::string_view c : cells) cols.push_back(ClassifyHeader(c));
+      have_header = true;
+      continue;
+    }
+    bool is_last = li + 1 == lines.size();
+    if (!have_header) {
+      if (IsPercentOnly(l)) {
+        double v;
+        smi::ParseNumber(l, &v, nullptr);
+        series.Add(0, "utilization.gpu", QuerySpec("utilization.gpu"), kMissingI64,
+                   smi::CheckedValue(t, v) * 0.01);
+      } else {
+        t.stats.Bump(is_last && !last_complete ? ImportStat::truncated_tail : ImportStat::garbage_row);
+      }
+      continue;
+    }
+    if (cells.size() != cols.size()) {
+      t.stats.Bump(is_last && !last_complete ? ImportStat::truncated_tail : ImportStat::garbage_row);
+      continue;
+    }
+    if (is_last && !last_complete) {
+      // The cut may fall inside the last number ("1 MiB" -> "1"); drop the row.
+      t.stats.Bump(ImportStat::truncated_tail);
+      continue;
+    }
+    int64_t ts = kMissingI64;
+    int32_t device = kMissingI32;
+    bool bad_ts = false;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i].role == Role::kTimestamp && !smi::ParseTimestamp(cells[i], &ts)) bad_ts = true;
+      if (cols[i].role == Role::kIndex && !IsValid(device)) {  // the first of gpu/index wins
+        double v;
+        if (smi::ParseNumber(cells[i], &v, nullptr) && v >= 0) device = static_cast<int32_t>(v);
+      }
+      if ((cols[i].role == Role::kUuid || cols[i].role == Role::kBus) && !IsValid(device)) {
+        auto [it, fresh] = uuid_ordinal.emplace(std::string(cells[i]),
+                                                static_cast<int32_t>(uuid_ordinal.size()));
+        device = it->second;
+        (void)fresh;
+      }
+    }
+    if (bad_ts) {
+      t.stats.Bump(ImportStat::garbage_row);
+      continue;
+    }
+    if (!IsValid(device)) device = 0;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (cols[i].role == Role::kName && !smi::IsMissingText(cells[i])) {
+        model::Device& d = t.GetOrAddDevice(device);
+        if (d.name == kEmptyString) d.name = t.strings.Intern(cells[i]);
+        d.vendor = model::Vendor::kNvidia;
+      }
+      if (cols[i].role != Role::kMetric) continue;
+      double v = kMissingF64;
+      if (!smi::IsMissingText(cells[i])) {
+        std::string_view unit;
+        if (smi::ParseNumber(cells[i], &v, &unit)) {
+          v = smi::CheckedValue(t, v) * cols[i].spec.scale;
+          if (unit == "GiB") v *= 1024.0;
+          if (unit == "kW") v *= 1000.0;
+        } else {
+          t.stats.Bump(ImportStat::non_numeric_value);
+          v = kMissingF64;
+        }
+      }
+      series.Add(device, cols[i].name, cols[i].spec, ts, v);
+    }
+  }
+  series.Finish();
+  if (t.counters.empty())
+    return InvalidInput("no nvidia-smi samples found (no recognised --query-gpu header or rows)");
+  t.Finalize();
+  return Status::Ok();
+}
+
+namespace {
+
+Result<std::string> ReadWhole(const SourceInfo& src) {
+  // Logs are small (MBs); the whole decompressed text is parsed at once.
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    ASSIGN_OR_RETURN(size_t got, in->Read(buf, sizeof buf));
+    if (got == 0) break;
+    text.append(buf, got);
+  }
+  return text;
+}
+
+}  // namespace
+
+Status SmiCsvImporter::Read(const SourceInfo& src, model::Trace& trace) {
+  ASSIGN_OR_RETURN(std::string text, ReadWhole(src));
+  Status s = ReadSmiCsvText(text, trace);
+  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
+  trace.info.source_path = src.path;
+  return s;
+}
+
+Status SmiDmonImporter::Read(const SourceInfo& src, model::Trace& trace) {
+  ASSIGN_OR_RETURN(std::string text, ReadWhole(src));
+  Status s = ReadSmiDmonText(text, trace);
+  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
+  trace.info.source_path = src.path;
+  return s;
+}
+
+}  // namespace gpuwhy::import

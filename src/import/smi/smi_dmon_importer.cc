@@ -1,0 +1,129 @@
+// `nvidia-smi dmon` / `pmon` text: "# gpu sm mem enc dec ..." header pairs
+// (names, then units) before blocks of whitespace-separated rows.
+#include <algorithm>
+#include <cmath>
+
+#include "import/smi/smi_common.h"
+#include "import/smi/smi_csv_importer.h"
+
+namespace gpuwhy::import {
+
+using model::CounterKind;
+using model::CounterUnit;
+using model::ImportStat;
+using smi::MetricSpec;
+
+namespace {
+
+MetricSpec DmonSpec(std::string_view n) {
+  auto m = [](CounterKind k, CounterUnit u, double s) { return MetricSpec{k, u, s, true}; };
+  if (n == "sm") return m(CounterKind::kGpuUtil, CounterUnit::kRatio, 0.01);
+  if (n == "mem") return m(CounterKind::kMemUtil, CounterUnit::kRatio, 0.01);
+  if (n == "enc") return m(CounterKind::kEncoderUtil, CounterUnit::kRatio, 0.01);
+  if (n == "dec") return m(CounterKind::kDecoderUtil, CounterUnit::kRatio, 0.01);
+  if (n == "jpg" || n == "ofa") return m(CounterKind::kOther, CounterUnit::kRatio, 0.01);
+  if (n == "pwr") return m(CounterKind::kPowerMw, CounterUnit::kMilliwatt, 1000.0);
+  if (n == "gtemp") return m(CounterKind::kTemperatureC, CounterUnit::kCelsius, 1.0);
+  if (n == "mtemp") return m(CounterKind::kOther, CounterUnit::kCelsius, 1.0);
+  if (n == "mclk") return m(CounterKind::kMemClockMhz, CounterUnit::kMhz, 1.0);
+  if (n == "pclk") return m(CounterKind::kSmClockMhz, CounterUnit::kMhz, 1.0);
+  if (n == "fb") return m(CounterKind::kMemUsedBytes, CounterUnit::kBytes, 1024.0 * 1024.0);
+  if (n == "rxpci") return m(CounterKind::kPcieRxBytesPerS, CounterUnit::kBytesPerSecond, 1e6);
+  if (n == "txpci") return m(CounterKind::kPcieTxBytesPerS, CounterUnit::kBytesPerSecond, 1e6);
+  return {};
+}
+
+}  // namespace
+
+bool LooksLikeSmiDmon(std::string_view prefix) {
+  std::vector<std::string_view> lines = smi::Lines(prefix, nullptr);
+  for (size_t i = 0; i + 1 < lines.size() && i < 8; ++i) {
+    std::vector<std::string_view> a = smi::SplitWhitespace(lines[i]);
+    std::vector<std::string_view> b = smi::SplitWhitespace(lines[i + 1]);
+    if (a.size() >= 3 && b.size() >= 2 && a[0] == "#" && b[0] == "#" &&
+        (a[1] == "gpu" || a[1] == "Date") && (b[1] == "Idx" || b[1] == "YYYYMMDD"))
+      return true;
+  }
+  return false;
+}
+
+Status ReadSmiDmonText(std::string_view text, model::Trace& t) {
+  t.info.format = "nvidia-smi-dmon";
+  smi::SeriesBuilder series(t, "nvidia-smi dmon");
+  bool last_complete = true;
+  std::vector<std::string_view> lines = smi::Lines(text, &last_complete);
+  std::vector<std::string> cols;
+  bool pmon = false;
+  for (size_t li = 0; li < lines.size(); ++li) {
+    std::vector<std::string_view> cells = smi::SplitWhitespace(lines[li]);
+    if (cells.empty()) continue;
+    if (cells[0] == "#") {
+      if (cells.size() > 1 && (cells[1] == "gpu" || cells[1] == "Date")) {
+        if (!cols.empty()) t.stats.Bump(ImportStat::repeated_header);
+        cols.assign(cells.begin() + 1, cells.end());
+        pmon = std::find(cols.begin(), cols.end(), "pid") != cols.end();
+      }
+      continue;  // the units line
+    }
+    if (cols.empty() || cells.size() < cols.size()) {
+      bool tail = li + 1 == lines.size() && !last_complete;
+      t.stats.Bump(tail ? ImportStat::truncated_tail : ImportStat::garbage_row);
+      continue;
+    }
+    int32_t device = kMissingI32;
+    int64_t ts = kMissingI64;
+    std::string date;
+    int32_t pid = kMissingI32;
+    std::string command;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      double v;
+      if (cols[i] == "gpu" && smi::ParseNumber(cells[i], &v, nullptr)) device = static_cast<int32_t>(v);
+      if (cols[i] == "Date") date = std::string(cells[i]);
+      if (cols[i] == "Time" && date.size() == 8) {
+        std::string iso = date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) +
+                          " " + std::string(cells[i]);
+        if (!smi::ParseTimestamp(iso, &ts)) ts = kMissingI64;
+      }
+      if (cols[i] == "pid" && smi::ParseNumber(cells[i], &v, nullptr)) pid = static_cast<int32_t>(v);
+      if (cols[i] == "command") command = std::string(cells[i]);
+    }
+    if (!IsValid(device)) {
+      t.stats.Bump(ImportStat::garbage_row);
+      continue;
+    }
+    if (pmon) {
+      if (IsValid(pid)) {
+        model::GpuProcessRow r;
+        r.device_id = device;
+        r.pid = pid;
+        r.name = t.strings.Intern(command);
+        r.first_seen_ns = ts;
+        r.last_seen_ns = ts;
+        t.gpu_processes.Append(r);
+      }
+      continue;
+    }
+    for (size_t i = 0; i < cols.size(); ++i) {
+      MetricSpec spec = DmonSpec(cols[i]);
+      if (!spec.known) continue;
+      double v = kMissingF64;
+      if (!smi::IsMissingText(cells[i])) {
+        if (smi::ParseNumber(cells[i], &v, nullptr)) {
+          v = smi::CheckedValue(t, v) * spec.scale;
+        } else {
+          t.stats.Bump(ImportStat::non_numeric_value);
+          v = kMissingF64;
+        }
+      }
+      series.Add(device, cols[i], spec, ts, v);
+    }
+  }
+  series.Finish();
+  if (t.counters.empty() && t.gpu_processes.empty())
+    return InvalidInput("no nvidia-smi dmon/pmon rows found");
+  for (const model::CounterSeries& s : t.counters) t.GetOrAddDevice(s.device_id);
+  t.Finalize();
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy::import
