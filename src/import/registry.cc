@@ -14,6 +14,7 @@
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/nsys/nsys_importer.h"
+#include "import/smi/dcgm_importer.h"
 #include "import/smi/smi_csv_importer.h"
 #include "import/recording/recording_importer.h"
 
@@ -83,6 +84,7 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
   std::vector<std::unique_ptr<Importer>> v;
   v.push_back(std::make_unique<KinetoImporter>());
   v.push_back(std::make_unique<NsysImporter>());
+  v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
   v.push_back(std::make_unique<SmiCsvImporter>());
   v.push_back(std::make_unique<RecordingImporter>());

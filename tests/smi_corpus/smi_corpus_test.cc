@@ -44,6 +44,7 @@ const Case kCases[] = {
      2 * kNsPerS, 8},
     {"michalaarne-create__FULL-BOT-new/nvidia_dmon.log", "nvidia-smi-dmon",
      model::CounterKind::kGpuUtil, 10, kMissingI64, 1},
+    {"4179e1__dcgm_test/dmon.csv", "dcgm", model::CounterKind::kPowerMw, 57, 0, 1},
     {"theabrusch__semi_active_seizure/gpu_stats.csv", "nvidia-smi-csv",
      model::CounterKind::kGpuUtil, 0, kMissingI64, 0},
 };

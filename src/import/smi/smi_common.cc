@@ -135,6 +135,16 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
     *ns = t;
     return true;
   }
+  // Integers are read exactly (DCGM µs stamps do not fit a double's mantissa).
+  int64_t iv = 0;
+  auto ir = std::from_chars(s.data(), s.data() + s.size(), iv);
+  if (ir.ec == std::errc() && ir.ptr == s.data() + s.size() && iv > 0) {
+    if (iv < 100000000000LL) *ns = iv * kNsPerS;
+    else if (iv < 100000000000000LL) *ns = iv * kNsPerMs;
+    else if (iv < 100000000000000000LL) *ns = iv * kNsPerUs;
+    else *ns = iv;
+    return true;
+  }
   double v;
   std::string_view unit;
   if (!ParseNumber(s, &v, &unit) || !unit.empty() || v <= 0) return false;
