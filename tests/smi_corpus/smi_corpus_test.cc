@@ -44,7 +44,8 @@ const Case kCases[] = {
      2 * kNsPerS, 8},
     {"michalaarne-create__FULL-BOT-new/nvidia_dmon.log", "nvidia-smi-dmon",
      model::CounterKind::kGpuUtil, 10, kMissingI64, 1},
-    {"4179e1__dcgm_test/dmon.csv", "dcgm", model::CounterKind::kPowerMw, 57, 0, 1},
+    // SOURCES.md says "GPU 0"; the file's GPUId column holds 0..7 (57 power rows in all).
+    {"4179e1__dcgm_test/dmon.csv", "dcgm", model::CounterKind::kPowerMw, 0, 0, 8},
     {"theabrusch__semi_active_seizure/gpu_stats.csv", "nvidia-smi-csv",
      model::CounterKind::kGpuUtil, 0, kMissingI64, 0},
 };
