@@ -22,10 +22,28 @@ TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& opt
   return out;
 }
 
+void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
+                     Analysis& analysis) {
+  if (traces.empty()) return;
+  // One diagnosis for the set; the curve shape comes from the utilization section.
+  std::vector<const model::Trace*> ptrs;
+  for (const model::Trace& t : traces) ptrs.push_back(&t);
+  detectors::DiagnosisOptions dopt = options.diagnosis;
+  for (const TraceAnalysis& ta : analysis.traces) {
+    const DeviceUtilization* best = nullptr;
+    for (const DeviceUtilization& du : ta.utilization.devices)
+      if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
+    dopt.curve_shapes.push_back(best != nullptr ? ToString(best->verdict.curve_class)
+                                                : "INSUFFICIENT_DATA");
+  }
+  analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
+}
+
 Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options) {
   Analysis out;
   out.traces.reserve(traces.size());
   for (const model::Trace& t : traces) out.traces.push_back(AnalyzeTrace(t, options));
+  AttachDiagnosis(traces, options, out);
   return out;
 }
 

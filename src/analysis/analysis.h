@@ -22,6 +22,7 @@
 
 #include "analysis/anchor_compat/hta_compat.h"
 #include "analysis/anchor_compat/tb_plugin_compat.h"
+#include "analysis/detectors/diagnosis.h"
 #include "analysis/summary/device_summary.h"
 #include "analysis/utilization/utilization.h"
 #include "base/units.h"
@@ -33,6 +34,7 @@ namespace gpuwhy::analysis {
 struct AnalysisOptions {
   SummaryOptions summary;
   UtilizationOptions utilization;
+  detectors::DiagnosisOptions diagnosis;  // --scenario (src/analysis/detectors)
   // compat: anchor-tool reproductions to compute (`--compat tbplugin|hta|nsys`).
   struct Compat {
     bool tbplugin = false;
@@ -68,13 +70,22 @@ struct TraceAnalysis {
 struct Analysis {
   std::string tool_version;  // e.g. "0.1.0"; set by the caller
   std::vector<TraceAnalysis> traces;
+  // diagnosis: ranked root causes over all inputs (one job's ranks), from
+  // src/analysis/detectors; missing only when there are no inputs.
+  std::optional<detectors::Diagnosis> diagnosis;
 };
 
 // AnalyzeTrace: every section for one trace. Pure; `size_bytes` of the input
 // is left missing (the caller knows the file).
 TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options);
 
-// AnalyzeTraces: AnalyzeTrace() for each trace, in order.
+// AttachDiagnosis: run the detectors over all `traces` (one job's ranks, in
+// the same order as analysis.traces) and set analysis.diagnosis; the curve
+// shape comes from each TraceAnalysis's utilization section.
+void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
+                     Analysis& analysis);
+
+// AnalyzeTraces: AnalyzeTrace() for each trace, in order, then AttachDiagnosis().
 Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options);
 
 }  // namespace gpuwhy::analysis

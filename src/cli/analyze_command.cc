@@ -40,6 +40,7 @@ std::string OneLine(std::string msg) {
 analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   analysis::AnalysisOptions a;
   a.summary.top_kernels = o.top_kernels;
+  a.diagnosis.scenario = analysis::detectors::ParseScenario(o.scenario);
   for (const std::string& c : o.compat) {
     if (c == "tbplugin") a.compat.tbplugin = true;
     if (c == "hta") a.compat.hta = true;
@@ -88,6 +89,9 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::IsMember({"tbplugin", "hta", "nsys"}))
       ->delimiter(',');
   app.add_flag("--ascii", options.ascii, "ASCII sparklines instead of block characters");
+  app.add_option("--scenario", options.scenario,
+                 "order fixes for: dev, prod, shared, multi (default: inferred)")
+      ->check(CLI::IsMember({"dev", "prod", "shared", "multi"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -112,6 +116,8 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   analysis::Analysis result;
   result.tool_version = ToolVersion();
   const analysis::AnalysisOptions aopts = ToAnalysisOptions(options);
+  // The diagnosis looks at all inputs together (rank sets), so the models stay.
+  std::vector<model::Trace> kept;
   for (const std::string& path : *paths) {
     Result<model::Trace> trace = import::ImportFile(path);
     if (!trace.ok()) {
@@ -122,7 +128,9 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     ta.input.path = path;
     ta.input.size_bytes = FileSize(path);
     result.traces.push_back(std::move(ta));
+    kept.push_back(std::move(trace).value());
   }
+  analysis::AttachDiagnosis(kept, aopts, result);
 
   std::ostringstream report;
   RenderAnalysis(result, options, report);

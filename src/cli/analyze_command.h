@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   int width = 100;     // terminal report width
   std::vector<std::string> compat;  // anchor reproductions: "tbplugin", "hta", "nsys"
   bool ascii = false;  // ASCII sparklines instead of block characters
+  std::string scenario;  // "dev" | "prod" | "shared" | "multi"; empty: inferred
 };
 
 // ToolVersion: the gpuwhy version string ("0.1.0").

@@ -38,9 +38,10 @@ TEST(DiagnosisReal, ResNet50NumWorkers0DataLoadingIsTop) {
   EXPECT_EQ(d.findings[0].id, "data_loading.dataloader");
   const auto* f = FindFinding(d, "data_loading.dataloader");
   ASSERT_NE(f, nullptr);
-  // TB-plugin golden: DataLoader 33.37% of the step.
-  EXPECT_NEAR(Metric(*f, "dataloader_step_ratio"), 0.3337, 0.05);
-  EXPECT_GT(f->lost_step_ratio, 0.25);
+  // TB-plugin golden: DataLoader 33.37% of the step (its DataLoader category is
+  // DataLoader time not covered by GPU work, i.e. GPU idle during it).
+  EXPECT_NEAR(f->lost_step_ratio, 0.3337, 0.03);
+  EXPECT_GE(Metric(*f, "dataloader_step_ratio"), f->lost_step_ratio);
   EXPECT_NE(d.top_line.find("DataLoader"), std::string::npos);
   // HTA: 97% of the idle is host wait.
   EXPECT_GT(d.host_wait_idle_ratio, 0.85);
@@ -122,7 +123,9 @@ TEST(DiagnosisReal, NsysCutlassHealthyComputeBound) {
   Print("nsys cutlass", d);
   EXPECT_NE(FindFinding(d, "kernel_efficiency.compute_bound"), nullptr);
   for (const auto& f : d.findings)
-    if (IsValid(f.lost_step_ratio)) EXPECT_LT(f.lost_step_ratio, 0.05) << f.id;
+    if (IsValid(f.lost_step_ratio)) {
+      EXPECT_LT(f.lost_step_ratio, 0.05) << f.id;
+    }
 }
 
 TEST(DiagnosisReal, NsysLlamaMostlyIdleWithSyncs) {

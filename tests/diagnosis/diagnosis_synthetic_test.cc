@@ -110,7 +110,9 @@ TEST(DiagnosisSynthetic, HealthyHasNoBigLoss) {
   Diagnosis d = DiagnoseAll(c.traces);
   Print("synth healthy", d);
   for (const auto& f : d.findings)
-    if (IsValid(f.lost_step_ratio)) EXPECT_LT(f.lost_step_ratio, 0.05) << f.id;
+    if (IsValid(f.lost_step_ratio)) {
+      EXPECT_LT(f.lost_step_ratio, 0.05) << f.id;
+    }
   EXPECT_NE(d.top_line.find("busy"), std::string::npos);
 }
 

@@ -99,13 +99,17 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
   for (size_t i = 0; i < t.kernels.size(); ++i)
     if (t.kernels.device_id[i] == d.device_id) kernel_streams.insert(t.kernels.stream_id[i]);
   int64_t count = 0, bytes = 0, ns = 0, pageable = 0, pageable_ns = 0, same_stream = 0;
-  int64_t pageable_bytes = 0, pinned_bytes = 0, pinned_ns = 0;
+  int64_t pageable_bytes = 0, pinned_bytes = 0, pinned_ns = 0, outside = 0;
   std::vector<Interval> h2d;
   std::vector<uint32_t> rows;
   for (size_t i = 0; i < m.size(); ++i) {
     if (m.device_id[i] != d.device_id || m.copy_kind[i] != model::CopyKind::kHtoD) continue;
     if (!IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
-    if (Timeline::StepIndexAt(d, m.start_ns[i]) < 0) continue;
+    // Without step markers the window is the kernel span; copies outside it
+    // (e.g. weights uploaded at start-up) still count as evidence, not as loss.
+    bool inside = Timeline::StepIndexAt(d, m.start_ns[i]) >= 0;
+    if (!inside && d.steps_from_markers) continue;
+    if (!inside) ++outside;
     int64_t dur = m.end_ns[i] - m.start_ns[i];
     ++count;
     ns += dur;
@@ -123,13 +127,19 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
     rows.push_back(static_cast<uint32_t>(i));
   }
   if (count == 0) return f;
-  IntervalList h2d_union = UnionOf(std::move(h2d));
+  IntervalList windows;
+  for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
+  IntervalList h2d_union = Intersect(UnionOf(std::move(h2d)), windows);
   int64_t exposed = TotalLength(Subtract(h2d_union, d.kernel_busy));
-  SetLoss(f, d, exposed);
+  // Copy-then-sync (non_blocking=False, or pageable): the GPU drains while the
+  // host waits in the copy, then idles until the host relaunches.
+  int64_t h2d_sync_idle = d.idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)];
+  SetLoss(f, d, exposed + h2d_sync_idle);
   double total = static_cast<double>(d.steps_total_ns);
   double steps = static_cast<double>(d.steps.size());
-  double exposed_ratio = f.lost_step_ratio;
-  *any = pageable > 0 || (IsValid(exposed_ratio) && exposed_ratio > 0.01);
+  double exposed_ratio = total > 0 ? static_cast<double>(exposed) / total : kMissingF64;
+  double sync_ratio = total > 0 ? static_cast<double>(h2d_sync_idle) / total : kMissingF64;
+  *any = pageable > 0 || (IsValid(f.lost_step_ratio) && f.lost_step_ratio > 0.01);
   if (!*any) return f;
   if (pageable > 0 && f.severity < Severity::kLow) f.severity = Severity::kLow;
   auto gbps = [](int64_t b, int64_t dur) {
@@ -139,8 +149,8 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
               std::to_string(static_cast<int64_t>(static_cast<double>(bytes) / steps / 1e6)) +
               " MB, " + FormatMs(static_cast<int64_t>(static_cast<double>(ns) / steps)) +
               " per step), " + std::to_string(pageable) +
-              " from pageable memory; " + FormatPct(exposed_ratio) +
-              " of the step the copy runs with no kernel overlapping it.";
+              " from pageable memory; exposed copy time " + FormatPct(exposed_ratio) +
+              " and GPU idle while the host waits on them " + FormatPct(sync_ratio) + " of the step.";
   AddMetric(f, "h2d_copies_per_step", static_cast<double>(count) / steps, "count", "HtoD copies per step");
   AddMetric(f, "h2d_bytes_per_step", static_cast<double>(bytes) / steps, "bytes", "HtoD bytes per step");
   AddMetric(f, "h2d_ns_per_step", static_cast<double>(ns) / steps, "ns", "HtoD copy time per step");
@@ -150,7 +160,15 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
   AddMetric(f, "h2d_on_kernel_stream_ratio",
             static_cast<double>(same_stream) / static_cast<double>(count), "ratio",
             "share on a stream that also runs kernels");
+  if (outside > 0) {
+    AddMetric(f, "h2d_outside_kernel_span", static_cast<double>(outside), "count",
+              "copies before/after the kernel span (set-up)");
+    f.notes.push_back(std::to_string(outside) + " of the copies happen outside the kernel span "
+                      "(set-up, e.g. weights); they count as evidence, not as time lost.");
+  }
   AddMetric(f, "h2d_exposed_step_ratio", exposed_ratio, "ratio", "copy time not overlapped by kernels");
+  AddMetric(f, "gpu_idle_after_h2d_sync_step_ratio", sync_ratio, "ratio",
+            "GPU idle while the host waits on the copies");
   AddMetric(f, "h2d_pageable_gbps", gbps(pageable_bytes, pageable_ns), "GB/s", "pageable HtoD bandwidth");
   AddMetric(f, "h2d_pinned_gbps", gbps(pinned_bytes, pinned_ns), "GB/s", "pinned HtoD bandwidth");
   (void)total;
@@ -185,7 +203,9 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
         {FixKind::kPrefetch,
          "Prefetch the next batch on a side stream (torch.cuda.Stream + wait_stream) so the copy "
          "overlaps the current step's kernels."});
-  f.caveats.push_back("Time lost is an upper bound: HtoD copy time with no kernel running beside it.");
+  f.caveats.push_back(
+      "Time lost is an upper bound: HtoD copy time with no kernel beside it plus GPU idle while the "
+      "host waited on the copies.");
   return f;
 }
 

@@ -89,16 +89,23 @@ double MetricOf(const Finding& f, std::string_view name) {
 
 // CausePhrase: the clause after "waiting for the host:" for the top finding.
 std::string CausePhrase(const Finding& f) {
+  std::string step = f.per_step_basis ? "the step" : "the span";
+  // The DataLoader share that matters is the part the GPU spends idle (what
+  // TB-plugin's DataLoader category counts); wall time is in the evidence.
   if (f.id == "data_loading.dataloader")
-    return "DataLoader takes " + FormatPct(MetricOf(f, "dataloader_step_ratio")) + " of the step";
+    return "DataLoader takes " + FormatPct(f.lost_step_ratio) + " of " + step;
   if (f.id == "sync.host_sync")
-    return std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls_per_step") + 0.5)) +
-           " blocking syncs per step leave it idle " + FormatPct(f.lost_step_ratio);
+    return f.per_step_basis
+               ? std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls_per_step") + 0.5)) +
+                     " blocking syncs per step leave it idle " + FormatPct(f.lost_step_ratio)
+               : std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls"))) +
+                     " blocking syncs leave it idle " + FormatPct(f.lost_step_ratio) + " of the span";
   if (f.id == "launch_bound.fragmented")
     return "it is launch-bound, " + FormatPct(MetricOf(f, "kernel_under_10us_ratio")) +
            " of kernels run under 10 us";
   if (f.id == "data_loading.h2d_copies")
-    return "host-to-device copies run exposed " + FormatPct(f.lost_step_ratio) + " of the step";
+    return "host-to-device copies (" + FormatPct(MetricOf(f, "h2d_pageable_ratio")) +
+           " from pageable memory) block it " + FormatPct(f.lost_step_ratio) + " of " + step;
   if (f.id == "communication.exposed")
     return "exposed communication takes " + FormatPct(f.lost_step_ratio) + " of the step";
   return f.title;
@@ -219,6 +226,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     dx.idle_step_ratio = static_cast<double>(pd->idle_ns) / static_cast<double>(pd->steps_total_ns);
     int64_t host = pd->idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] +
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kSync)] +
+                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)] +
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);

@@ -55,10 +55,12 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
                                                 static_cast<double>(d.kernel_ns)
                                           : kMissingF64;
     f.summary = FormatPct(u10) + " of " + std::to_string(durs.size()) +
-                " kernels run under 10 us (median " + FormatMs(median) + ", " +
-                std::to_string(static_cast<int64_t>(n / steps)) +
-                " kernels per step); the GPU waits for the host to launch work " +
-                FormatPct(f.lost_step_ratio) + " of the step.";
+                " kernels run under 10 us (median " + FormatMs(median) +
+                (d.steps_from_markers
+                     ? ", " + std::to_string(static_cast<int64_t>(n / steps)) + " kernels per step"
+                     : std::string()) +
+                "); the GPU waits for the host to launch work " + FormatPct(f.lost_step_ratio) +
+                (d.steps_from_markers ? " of the step." : " of the span.");
     AddMetric(f, "kernels_per_step", n / steps, "count", "kernels per step");
     AddMetric(f, "kernel_under_10us_ratio", u10, "ratio", "kernels under 10 us");
     AddMetric(f, "kernel_under_20us_ratio", u20, "ratio", "kernels under 20 us");

@@ -99,6 +99,10 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       q.ns += dur;
     }
     if (calls == 0) continue;
+    int64_t h2d_waits = 0;
+    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi)
+      if (tl.blocking_is_h2d[bi] && Timeline::StepIndexAt(d, api.start_ns[tl.blocking_api_rows[bi]]) >= 0)
+        ++h2d_waits;
 
     // GPU idle that began inside a blocking call.
     int64_t sync_idle = d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
@@ -138,6 +142,13 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
     if (tensor_reads.count > 0)
       AddMetric(f, "tensor_reads", static_cast<double>(tensor_reads.count), "count",
                 "tensor copies to host (.cpu()/.to('cpu'))");
+    if (h2d_waits > 0) {
+      AddMetric(f, "h2d_copy_waits", static_cast<double>(h2d_waits), "count",
+                "calls waiting on an HtoD copy");
+      f.notes.push_back(std::to_string(h2d_waits) +
+                        " of these calls wait on a host-to-device copy; their GPU idle is counted "
+                        "under data_loading.h2d_copies.");
+    }
     int64_t steps_with_sync = 0;
     for (int64_t c : per_step_calls) steps_with_sync += c > 0;
     AddMetric(f, "steps_with_sync_ratio", static_cast<double>(steps_with_sync) / steps, "ratio",
@@ -149,7 +160,7 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       ex.what = std::string(CanonicalApiName(t.Str(api.name[row])));
       ex.start_ns = api.start_ns[row];
       ex.dur_ns = api.end_ns[row] - api.start_ns[row];
-      ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
+      if (d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
       ex.device_id = d.device_id;
       ex.rank = in.rank;
       ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it";

@@ -43,6 +43,7 @@ std::string_view ToString(IdleCause c) {
     case IdleCause::kSync: return "sync";
     case IdleCause::kHostLaunch: return "host_launch";
     case IdleCause::kKernelWait: return "kernel_wait";
+    case IdleCause::kH2dSync: return "h2d_sync";
     case IdleCause::kOther: break;
   }
   return "other";
@@ -218,10 +219,27 @@ Timeline BuildTimeline(const model::Trace& trace) {
       tl.corr_rows.push_back(row);
     }
   }
-  for (size_t i = 0; i < api.size(); ++i) {
-    if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
-    if (IsHostBlockingApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]))
+  {
+    // HtoD memcpy correlation ids, to tell copy-then-sync from other syncs.
+    std::vector<int64_t> h2d_corr;
+    for (size_t i = 0; i < trace.memcpys.size(); ++i)
+      if (trace.memcpys.copy_kind[i] == model::CopyKind::kHtoD && IsValid(trace.memcpys.correlation_id[i]))
+        h2d_corr.push_back(trace.memcpys.correlation_id[i]);
+    std::sort(h2d_corr.begin(), h2d_corr.end());
+    auto is_h2d = [&](int64_t corr) {
+      return IsValid(corr) && std::binary_search(h2d_corr.begin(), h2d_corr.end(), corr);
+    };
+    std::map<int64_t, uint32_t> last_on_tid;  // previous call on each thread
+    for (size_t i = 0; i < api.size(); ++i) {
+      auto prev = last_on_tid.find(api.tid[i]);
+      uint32_t prev_row = prev == last_on_tid.end() ? UINT32_MAX : prev->second;
+      last_on_tid[api.tid[i]] = static_cast<uint32_t>(i);
+      if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
+      if (!IsHostBlockingApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
       tl.blocking_api_rows.push_back(static_cast<uint32_t>(i));
+      tl.blocking_is_h2d.push_back(is_h2d(api.correlation_id[i]) ||
+                                   (prev_row != UINT32_MAX && is_h2d(api.correlation_id[prev_row])));
+    }
   }
   {
     std::vector<Interval> dl;
@@ -306,10 +324,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
       d.steps_from_markers = !d.steps.empty();
     }
     if (d.steps.empty()) {
+      // No step markers: the kernel span (HTA's window), so setup copies
+      // before the first kernel do not count against the run.
+      const IntervalList& span = d.kernel_busy.empty() ? d.busy : d.kernel_busy;
       StepWindow w;
       w.step = 0;
-      w.start_ns = w.host_start_ns = d.busy.front().start_ns;
-      w.end_ns = w.host_end_ns = d.busy.back().end_ns;
+      w.start_ns = w.host_start_ns = span.front().start_ns;
+      w.end_ns = w.host_end_ns = span.back().end_ns;
       d.steps.push_back(w);
     }
     for (const StepWindow& w : d.steps) d.steps_total_ns += w.end_ns - w.start_ns;
@@ -319,6 +340,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
     // "some call covers t" is one binary search.
     std::vector<int64_t> bstart, bmaxend;
     std::vector<uint32_t> bmaxrow;
+    std::vector<bool> row_is_h2d(api.size(), false);
+    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi)
+      row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
     for (uint32_t row : tl.blocking_api_rows) {
       bstart.push_back(api.start_ns[row]);
       bool take = bmaxend.empty() || api.end_ns[row] > bmaxend.back();
@@ -352,7 +376,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
         IdleGap g{g0, g1, rest, IdleCause::kOther, static_cast<int32_t>(wi)};
         uint32_t srow = covering_sync(g0);
         if (srow != UINT32_MAX) {
-          g.cause = IdleCause::kSync;
+          g.cause = row_is_h2d[srow] ? IdleCause::kH2dSync : IdleCause::kSync;
           g.sync_api_row = srow;
         } else {
           uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;

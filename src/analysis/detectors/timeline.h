@@ -11,7 +11,10 @@
 //   - kDataLoader: the part overlapping a DataLoader range on the host
 //     (`enumerate(DataLoader)#...__next__`, `enumerate(DataPipe)#...`);
 //   - then the rest, as a whole, to
-//     kSync       the GPU drained while a host-blocking sync/copy call ran;
+//     kH2dSync    the GPU drained while the host was blocked in a host-to-device
+//                 copy: a blocking HtoD copy, or a sync right after an HtoD
+//                 cudaMemcpyAsync on the same thread (non_blocking=False / pageable);
+//     kSync       the GPU drained while another host-blocking sync/copy call ran;
 //     kHostLaunch the op that ends the gap was launched after the gap began
 //                 (HTA host_wait: the CPU was not enqueuing fast enough);
 //     kKernelWait the gap is under 30 µs (HTA kernel_wait);
@@ -59,8 +62,10 @@ struct StepWindow {
 };
 
 // IdleCause: see the file comment. Values index IdleByCause.
-enum class IdleCause : uint8_t { kDataLoader = 0, kSync = 1, kHostLaunch = 2, kKernelWait = 3, kOther = 4 };
-inline constexpr size_t kIdleCauseCount = 5;
+enum class IdleCause : uint8_t {
+  kDataLoader = 0, kSync = 1, kHostLaunch = 2, kKernelWait = 3, kOther = 4, kH2dSync = 5,
+};
+inline constexpr size_t kIdleCauseCount = 6;
 std::string_view ToString(IdleCause c);
 
 // kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
@@ -73,7 +78,7 @@ struct IdleGap {
   int64_t attributed_ns = 0;  // the piece's length (== end-start unless split)
   IdleCause cause = IdleCause::kOther;
   int32_t step_index = -1;    // index into DeviceTimeline::steps
-  uint32_t sync_api_row = UINT32_MAX;  // kSync: the blocking call
+  uint32_t sync_api_row = UINT32_MAX;  // kSync/kH2dSync: the blocking call
 };
 
 // DeviceTimeline: one device with GPU events.
@@ -100,6 +105,7 @@ struct Timeline {
   std::vector<DeviceTimeline> devices;  // by device id
   IntervalList dataloader;              // host DataLoader ranges (union)
   std::vector<uint32_t> blocking_api_rows;  // host-blocking sync/copy calls, by start
+  std::vector<bool> blocking_is_h2d;        // per blocking row: waits on an HtoD copy
   // api row of each correlation id (launch or copy call), for GPU→host links.
   std::vector<int64_t> corr_keys;       // sorted correlation ids
   std::vector<uint32_t> corr_rows;      // api row for corr_keys[i]

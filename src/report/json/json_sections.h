@@ -58,5 +58,7 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
                                 JsonWriter& w);
 void WriteStepsJson(const JsonContext& ctx, JsonWriter& w);
 void WriteCompatJson(const JsonContext& ctx, JsonWriter& w);
+// findings_section.cc: key "diagnosis" (findings, fixes, caveats), in traces[0] only.
+void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w);
 
 }  // namespace gpuwhy::report

@@ -5,6 +5,7 @@ namespace gpuwhy::report {
 const std::vector<TerminalSection>& TerminalSections() {
   // Drawing order within each placement is the order of this list.
   static const std::vector<TerminalSection> kSections = {
+      {"findings", SectionPlacement::kTraceHeader, RenderFindings, nullptr},
       {"overview", SectionPlacement::kTraceHeader, RenderTraceOverview, nullptr},
       {"device_summary", SectionPlacement::kDevice, nullptr, RenderDeviceSummary},
       {"utilization", SectionPlacement::kDevice, nullptr, RenderDeviceUtilization},

@@ -62,5 +62,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                              std::ostream& out);
 // compat_section.cc: `--compat tbplugin|hta` tables (trace footer).
 void RenderCompat(const TerminalContext& ctx, std::ostream& out);
+// findings_section.cc: the diagnosis, once, in the first trace's header.
+void RenderFindings(const TerminalContext& ctx, std::ostream& out);
 
 }  // namespace gpuwhy::report
