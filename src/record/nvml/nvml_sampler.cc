@@ -113,6 +113,8 @@ struct NvmlSampler::DeviceState {
   // Driver sample buffer (GetSamples) per type: 0 = GPU util, 1 = memory util.
   bool samples_ok[2] = {false, false};
   unsigned long long last_seen_us[2] = {0, 0};
+  int64_t last_new_mono_ns[2] = {kMissingI64, kMissingI64};  // when a new buffer sample came
+  int64_t util_period_ns = kMissingI64;
   std::vector<nvmlSample_t> sample_buf;
   int clock_domain = -1;  // 0 realtime, 1 monotonic, 2 boottime
   // Processes.
@@ -398,7 +400,9 @@ void NvmlSampler::ReadStatic(DeviceState& d, DeviceInfo& info) {
       std::nth_element(deltas.begin(), deltas.begin() + static_cast<long>(deltas.size() / 2),
                        deltas.end());
       info.util_sample_period_ns = deltas[deltas.size() / 2] * kNsPerUs;
+      d.util_period_ns = info.util_sample_period_ns;
     }
+    d.last_new_mono_ns[t] = MonoNowNs();
   }
 
   // GPM: Hopper and newer only.
@@ -503,7 +507,8 @@ void NvmlSampler::ReadBufferedUtil(DeviceState& d, DeviceSnapshot& out, int64_t 
       d.samples_ok[t] = false;
       continue;
     }
-    if (r != NVML_SUCCESS) continue;  // NOT_FOUND: the ring ran dry (idle); poll instead
+    if (r == NVML_ERROR_NOT_FOUND) n = 0;  // nothing newer than last_seen
+    else if (r != NVML_SUCCESS) continue;
     unsigned long long newest = d.last_seen_us[t];
     const nvmlSample_t* newest_s = nullptr;
     for (unsigned i = 0; i < n && i < d.sample_buf.size(); ++i) {
@@ -520,8 +525,17 @@ void NvmlSampler::ReadBufferedUtil(DeviceState& d, DeviceSnapshot& out, int64_t 
     if (newest_s) {
       out.at(m) = Reading{ValueToDouble(vt, newest_s->sampleValue) / 100.0, kStatusOk,
                           Source::kNvmlSamples, NvmlUsToWallNs(d, newest)};
+      d.carried[static_cast<size_t>(m)] = out.at(m);
       d.last_seen_us[t] = newest;
+      d.last_new_mono_ns[t] = MonoNowNs();
       need_poll[t] = false;
+    } else {
+      // Between two driver samples nothing is new; only a ring that stayed
+      // dry for two periods (an idle GPU) falls back to polling.
+      int64_t dry = 2 * (IsValid(d.util_period_ns) ? d.util_period_ns : kNsPerS / 2);
+      if (IsValid(d.last_new_mono_ns[t]) && MonoNowNs() - d.last_new_mono_ns[t] < dry) {
+        need_poll[t] = false;
+      }
     }
   }
   if ((need_poll[0] || need_poll[1]) && d.supported[static_cast<size_t>(Metric::kGpuUtil)]) {
