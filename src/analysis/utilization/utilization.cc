@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "analysis/gpu_arch/arch_limits.h"
@@ -246,9 +247,10 @@ void Classify(DeviceUtilization& du, const StepResult& steps, const UtilSeries* 
       if (!du.nvml_verdict.aliasing_note.empty()) {
         du.aliasing_note += "; " + du.nvml_verdict.aliasing_note;
       }
-      du.aliasing_note += "; decided from the " +
-                          std::to_string(primary != nullptr ? primary->period_ns / kNsPerUs : 0) +
-                          " us series";
+      char fine[48];
+      std::snprintf(fine, sizeof fine, "; decided from the %.1f ms series",
+                    primary != nullptr ? NsToMs(primary->period_ns) : 0.0);
+      du.aliasing_note += fine;
     }
   }
 }

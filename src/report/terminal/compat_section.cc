@@ -67,7 +67,7 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
          "  temporal: idle " + F2(h.temporal.idle_pct) + " %, compute " +
              F2(h.temporal.compute_pct) + " %, non-compute " + F2(h.temporal.non_compute_pct) +
              " % of " + std::to_string(h.temporal.total_us) + " us" +
-             (h.last_step_dropped ? " (last ProfilerStep dropped)" : ""));
+             (h.last_step_dropped ? " (last step dropped)" : ""));
     if (!h.idle_streams.empty()) {
       TextTable t(
           {{"idle time by stream", true}, {"host_wait us"}, {"kernel_wait us"}, {"other us"}});
