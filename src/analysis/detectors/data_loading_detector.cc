@@ -148,9 +148,10 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
   f.summary = std::to_string(count) + " HtoD copies (" +
               std::to_string(static_cast<int64_t>(static_cast<double>(bytes) / steps / 1e6)) +
               " MB, " + FormatMs(static_cast<int64_t>(static_cast<double>(ns) / steps)) +
-              " per step), " + std::to_string(pageable) +
+              (d.steps_from_markers ? " per step), " : " in all), ") + std::to_string(pageable) +
               " from pageable memory; exposed copy time " + FormatPct(exposed_ratio) +
-              " and GPU idle while the host waits on them " + FormatPct(sync_ratio) + " of the step.";
+               " and GPU idle while the host waits on them " + FormatPct(sync_ratio) +
+              (d.steps_from_markers ? " of the step." : " of the span.");
   AddMetric(f, "h2d_copies_per_step", static_cast<double>(count) / steps, "count", "HtoD copies per step");
   AddMetric(f, "h2d_bytes_per_step", static_cast<double>(bytes) / steps, "bytes", "HtoD bytes per step");
   AddMetric(f, "h2d_ns_per_step", static_cast<double>(ns) / steps, "ns", "HtoD copy time per step");

@@ -102,7 +102,7 @@ std::string CausePhrase(const Finding& f) {
                      " blocking syncs leave it idle " + FormatPct(f.lost_step_ratio) + " of the span";
   if (f.id == "launch_bound.fragmented")
     return "it is launch-bound, " + FormatPct(MetricOf(f, "kernel_under_10us_ratio")) +
-           " of kernels run under 10 us";
+           " of kernels run under 10 µs";
   if (f.id == "data_loading.h2d_copies")
     return "host-to-device copies (" + FormatPct(MetricOf(f, "h2d_pageable_ratio")) +
            " from pageable memory) block it " + FormatPct(f.lost_step_ratio) + " of " + step;

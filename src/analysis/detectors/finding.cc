@@ -88,7 +88,7 @@ std::string FormatMs(int64_t ns) {
   double ms = NsToMs(ns);
   if (ms >= 100) std::snprintf(buf, sizeof buf, "%.0f ms", ms);
   else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.1f ms", ms);
-  else std::snprintf(buf, sizeof buf, "%.0f us", NsToUs(ns));
+  else std::snprintf(buf, sizeof buf, "%.0f µs", NsToUs(ns));
   return buf;
 }
 

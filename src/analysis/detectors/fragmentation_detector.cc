@@ -55,16 +55,16 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
                                                 static_cast<double>(d.kernel_ns)
                                           : kMissingF64;
     f.summary = FormatPct(u10) + " of " + std::to_string(durs.size()) +
-                " kernels run under 10 us (median " + FormatMs(median) +
+                " kernels run under 10 µs (median " + FormatMs(median) +
                 (d.steps_from_markers
                      ? ", " + std::to_string(static_cast<int64_t>(n / steps)) + " kernels per step"
                      : std::string()) +
                 "); the GPU waits for the host to launch work " + FormatPct(f.lost_step_ratio) +
                 (d.steps_from_markers ? " of the step." : " of the span.");
     AddMetric(f, "kernels_per_step", n / steps, "count", "kernels per step");
-    AddMetric(f, "kernel_under_10us_ratio", u10, "ratio", "kernels under 10 us");
-    AddMetric(f, "kernel_under_20us_ratio", u20, "ratio", "kernels under 20 us");
-    AddMetric(f, "kernel_under_50us_ratio", u50, "ratio", "kernels under 50 us");
+    AddMetric(f, "kernel_under_10us_ratio", u10, "ratio", "kernels under 10 µs");
+    AddMetric(f, "kernel_under_20us_ratio", u20, "ratio", "kernels under 20 µs");
+    AddMetric(f, "kernel_under_50us_ratio", u50, "ratio", "kernels under 50 µs");
     AddMetric(f, "kernel_median_ns", static_cast<double>(median), "ns", "median kernel duration");
     AddMetric(f, "launch_rate_per_s", step_s > 0 ? n / steps / step_s : kMissingF64, "per_s",
               "kernel launches per second");
@@ -75,7 +75,7 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
               "GPU idle waiting for launches (HTA host_wait)");
     AddMetric(f, "kernel_wait_step_ratio",
               static_cast<double>(kwait) / static_cast<double>(d.steps_total_ns), "ratio",
-              "gaps under 30 us between kernels (HTA kernel_wait)");
+              "gaps under 30 µs between kernels (HTA kernel_wait)");
     AddMetric(f, "graph_kernel_ratio", static_cast<double>(graph_kernels) / n, "ratio",
               "kernels replayed from CUDA graphs");
     AddMetric(f, "triton_kernel_ratio", static_cast<double>(triton_kernels) / n, "ratio",

@@ -1,0 +1,134 @@
+// Unit tests of the timeline's idle attribution and of the sync and
+// fragmentation detectors on small hand-built model timelines.
+#include "analysis/detectors/timeline.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/detectors/diagnosis.h"
+#include "analysis/detectors/fragmentation_detector.h"
+#include "analysis/detectors/sync_detector.h"
+
+namespace gpuwhy::analysis::detectors {
+namespace {
+
+constexpr int64_t kUs = kNsPerUs;
+
+// Builder: a one-device trace with a step range and helpers for events.
+struct Builder {
+  model::Trace t;
+  int64_t next_corr = 1;
+  void Step(int32_t n, int64_t s, int64_t e) {
+    model::RangeRow r;
+    r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e; r.step = n;
+    r.kind = model::RangeKind::kUserAnnotation;
+    r.name = t.strings.Intern("ProfilerStep#" + std::to_string(n));
+    t.ranges.Append(r);
+  }
+  void Range(const std::string& name, int64_t s, int64_t e) {
+    model::RangeRow r;
+    r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e;
+    r.kind = model::RangeKind::kCpuOp;
+    r.name = t.strings.Intern(name);
+    t.ranges.Append(r);
+  }
+  int64_t Api(const std::string& name, int32_t cbid, int64_t s, int64_t e) {
+    model::ApiRow a;
+    a.pid = 1; a.tid = 1; a.start_ns = s; a.end_ns = e; a.cbid = cbid;
+    a.name = t.strings.Intern(name);
+    a.correlation_id = next_corr++;
+    t.api_calls.Append(a);
+    return a.correlation_id;
+  }
+  // Kernel launched by a cudaLaunchKernel at [ls, ls+2us).
+  void Kernel(int64_t launch_ns, int64_t s, int64_t e, const std::string& name = "volta_sgemm") {
+    int64_t c = Api("cudaLaunchKernel", 211, launch_ns, launch_ns + 2 * kUs);
+    model::KernelRow k;
+    k.device_id = 0; k.stream_id = 7; k.start_ns = s; k.end_ns = e; k.correlation_id = c;
+    k.name = t.strings.Intern(name);
+    t.kernels.Append(k);
+  }
+};
+
+TEST(Timeline, SetOperations) {
+  IntervalList a = UnionOf({{0, 10}, {5, 20}, {30, 40}});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(TotalLength(a), 30);
+  IntervalList b = UnionOf({{15, 35}});
+  EXPECT_EQ(OverlapLength(a, b), 10);
+  EXPECT_EQ(TotalLength(Subtract(a, b)), 20);
+  EXPECT_EQ(OverlapLength(a, 8, 32), 14);
+}
+
+TEST(Timeline, AttributesGapsToDataLoaderSyncAndLaunches) {
+  Builder b;
+  b.Step(1, 0, 1000 * kUs);
+  // DataLoader 0-300 µs with the GPU idle, then a kernel 300-400 µs.
+  b.Range("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 300 * kUs);
+  b.Kernel(290 * kUs, 300 * kUs, 400 * kUs);
+  // A stream sync 400-450 µs drains the GPU; the next kernel is launched at 500.
+  b.Api("cudaStreamSynchronize", 131, 380 * kUs, 450 * kUs);
+  b.Kernel(500 * kUs, 510 * kUs, 600 * kUs);
+  // Launched late (host_wait): launch at 700, kernel 705-800 (gap 600-705).
+  b.Kernel(700 * kUs, 705 * kUs, 800 * kUs);
+  // Queued early, 10 µs gap: kernel_wait.
+  b.Kernel(650 * kUs, 810 * kUs, 1000 * kUs);
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  const DeviceTimeline& d = tl.devices[0];
+  ASSERT_TRUE(d.steps_from_markers);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)], 300 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)], 110 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)], 105 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kKernelWait)], 10 * kUs);
+  EXPECT_EQ(d.idle_ns, 525 * kUs);
+
+  std::vector<Finding> s = DetectSyncs({b.t, tl, kMissingI32});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].lost_per_step_ns, 110 * kUs);
+  EXPECT_NEAR(s[0].lost_step_ratio, 0.11, 1e-9);
+}
+
+TEST(Timeline, NoStepMarkersUseTheKernelSpan) {
+  Builder b;
+  b.Kernel(0, 100 * kUs, 200 * kUs);
+  b.Kernel(250 * kUs, 300 * kUs, 400 * kUs);
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  EXPECT_FALSE(tl.devices[0].steps_from_markers);
+  EXPECT_EQ(tl.devices[0].steps_total_ns, 300 * kUs);
+  EXPECT_EQ(tl.devices[0].idle_ns, 100 * kUs);
+}
+
+TEST(Fragmentation, TinyKernelsAndGraphsNoted) {
+  Builder b;
+  b.Step(1, 0, 2000 * kUs);
+  // 100 kernels of 5 µs, each launched only when the previous one finished.
+  for (int i = 0; i < 100; ++i) {
+    int64_t launch = i * 20 * kUs;
+    b.Kernel(launch, launch + 12 * kUs, launch + 17 * kUs, "elementwise_kernel");
+  }
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  std::vector<Finding> f = DetectFragmentation({b.t, tl, kMissingI32});
+  ASSERT_EQ(f.size(), 1u);
+  double u10 = kMissingF64;
+  for (const Metric& m : f[0].evidence)
+    if (m.name == "kernel_under_10us_ratio") u10 = m.value;
+  EXPECT_DOUBLE_EQ(u10, 1.0);
+  EXPECT_GT(f[0].lost_step_ratio, 0.5);
+  // No graphs in use: CUDA graphs are recommended.
+  bool graphs = false;
+  for (const Recommendation& r : f[0].recommendations) graphs = graphs || r.kind == FixKind::kCudaGraphs;
+  EXPECT_TRUE(graphs);
+}
+
+TEST(Diagnosis, ScenarioParsing) {
+  EXPECT_EQ(ParseScenario("prod"), Scenario::kProd);
+  EXPECT_EQ(ParseScenario("nope"), std::nullopt);
+  EXPECT_EQ(ToString(Scenario::kShared), "shared");
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis::detectors
