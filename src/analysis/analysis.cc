@@ -19,6 +19,7 @@ TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& opt
   out.utilization = AnalyzeUtilization(trace, options.utilization);
   if (options.compat.tbplugin) out.tbplugin = ReproduceTbPlugin(trace);
   if (options.compat.hta) out.hta = ReproduceHta(trace);
+  if (options.compat.nsys) out.nsys = nsys_compat::ComputeNsysCompat(trace);
   return out;
 }
 

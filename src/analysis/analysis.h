@@ -22,6 +22,7 @@
 
 #include "analysis/anchor_compat/hta_compat.h"
 #include "analysis/anchor_compat/tb_plugin_compat.h"
+#include "analysis/nsys_compat/nsys_compat.h"
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/summary/device_summary.h"
 #include "analysis/utilization/utilization.h"
@@ -63,6 +64,7 @@ struct TraceAnalysis {
   UtilizationResult utilization;  // surface vs real, curve class (src/analysis/utilization)
   std::optional<TbPluginResult> tbplugin;  // --compat tbplugin (src/analysis/anchor_compat)
   std::optional<HtaResult> hta;            // --compat hta (src/analysis/anchor_compat)
+  std::optional<nsys_compat::NsysCompatReport> nsys;  // --compat nsys (src/analysis/nsys_compat)
   // Sections of other components are added here, one member each.
 };
 

@@ -10,6 +10,7 @@ const std::vector<JsonSection>& JsonSections() {
       {"utilization", JsonPlacement::kDevice, nullptr, WriteDeviceUtilizationJson},
       {"step_detection", JsonPlacement::kTrace, WriteStepsJson, nullptr},
       {"compat", JsonPlacement::kTrace, WriteCompatJson, nullptr},
+      {"nsys_compat", JsonPlacement::kTrace, WriteNsysCompatJson, nullptr},
       {"diagnosis", JsonPlacement::kTrace, WriteDiagnosisJson, nullptr},
       // New sections go here.
       {"import_stats", JsonPlacement::kTrace, WriteImportStatsJson, nullptr},

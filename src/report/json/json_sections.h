@@ -58,6 +58,8 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
                                 JsonWriter& w);
 void WriteStepsJson(const JsonContext& ctx, JsonWriter& w);
 void WriteCompatJson(const JsonContext& ctx, JsonWriter& w);
+// nsys_compat_section.cc: trace key "nsys_compat" (only with --compat nsys).
+void WriteNsysCompatJson(const JsonContext& ctx, JsonWriter& w);
 // findings_section.cc: key "diagnosis" (findings, fixes, caveats), in traces[0] only.
 void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w);
 

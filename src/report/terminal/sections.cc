@@ -10,6 +10,7 @@ const std::vector<TerminalSection>& TerminalSections() {
       {"device_summary", SectionPlacement::kDevice, nullptr, RenderDeviceSummary},
       {"utilization", SectionPlacement::kDevice, nullptr, RenderDeviceUtilization},
       {"compat", SectionPlacement::kTraceFooter, RenderCompat, nullptr},
+      {"nsys_compat", SectionPlacement::kTraceFooter, RenderNsysCompat, nullptr},
       // New sections go here.
       {"import_stats", SectionPlacement::kTraceFooter, RenderImportStats, nullptr},
   };

@@ -62,6 +62,8 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                              std::ostream& out);
 // compat_section.cc: `--compat tbplugin|hta` tables (trace footer).
 void RenderCompat(const TerminalContext& ctx, std::ostream& out);
+// nsys_compat_section.cc: `--compat nsys` tables (trace footer).
+void RenderNsysCompat(const TerminalContext& ctx, std::ostream& out);
 // findings_section.cc: the diagnosis, once, in the first trace's header.
 void RenderFindings(const TerminalContext& ctx, std::ostream& out);
 
