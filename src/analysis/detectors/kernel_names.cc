@@ -1,5 +1,7 @@
 #include "analysis/detectors/kernel_names.h"
 
+#include "analysis/gpu_arch/kernel_names.h"
+
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
@@ -37,6 +39,7 @@ std::string_view ToString(KernelFamily f) {
 }
 
 bool IsCommKernel(std::string_view name) {
+  if (analysis::ClassifyKernel(name) == analysis::KernelClass::kCommunication) return true;
   std::string s = Lower(name);
   // NCCL/RCCL by prefix; the rest are custom collectives and expert-parallel
   // all-to-all kernels seen in public traces.
@@ -47,6 +50,8 @@ bool IsCommKernel(std::string_view name) {
 }
 
 bool UsesTensorCores(std::string_view name) {
+  // The utilization engineer's table first (covers sm90+/Blackwell), then ours.
+  if (analysis::UsesTensorCores(name)) return true;
   std::string s = Lower(name);
   return HasAny(s, {"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "xmma",
                     "tensorop", "wgmma", "nvjet", "_tf32", "tf32_", "bf16gemm", "f16gemm",
@@ -62,7 +67,7 @@ bool IsFp32GemmOrConv(std::string_view name) {
                     "gemm_f32", "_f32f32"});
 }
 
-bool IsTritonKernel(std::string_view name) { return name.starts_with("triton_"); }
+bool IsTritonKernel(std::string_view name) { return analysis::IsTritonKernel(name); }
 
 KernelFamily ClassifyKernel(std::string_view name) {
   if (IsCommKernel(name)) return KernelFamily::kCommunication;

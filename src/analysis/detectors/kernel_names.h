@@ -3,8 +3,9 @@
 // kernel families, Triton/Inductor kernels.
 //
 // Contract: pure functions of the (demangled or mangled) name, case-insensitive.
-// Interim: the utilization engineer's gpu_arch tables replace these once they
-// exist; the detectors call only these functions so the switch is one file.
+// Communication, tensor-core and Triton checks defer to the gpu_arch tables
+// (analysis/gpu_arch/kernel_names.h) and add the patterns the detectors need
+// beyond them; the detectors call only these functions.
 #pragma once
 
 #include <string_view>
