@@ -25,16 +25,18 @@ void StatTable(const TerminalContext& ctx, std::ostream& out, std::string_view r
                const std::vector<nc::StatRow>& rows) {
   if (rows.empty()) return;
   Title(out, report, what);
-  out << fmt::format("  {:>8} {:>16} {:>10} {:>14} {:>14} {:>12} {:>14} {:>14}  {}\n",
+  out << fmt::format("  {:>8} {:>16} {:>10} {:>14} {:>14} {:>12} {:>14} {:>14}\n      {}\n",
                      "Time (%)", "Total Time (ns)", count_label, "Avg (ns)", "Med (ns)",
                      "Min (ns)", "Max (ns)", "StdDev (ns)", "Name");
   for (size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const nc::StatRow& r = rows[i];
     std::string line = fmt::format(
-        "  {:>8.1f} {:>16} {:>10} {:>14.1f} {:>14.1f} {:>12} {:>14} {:>14.1f}  {}", r.time_pct,
+        "  {:>8.1f} {:>16} {:>10} {:>14.1f} {:>14.1f} {:>12} {:>14} {:>14.1f}", r.time_pct,
         r.stats.total_ns, r.stats.count, r.stats.avg_ns, r.stats.med_ns, r.stats.min_ns,
-        r.stats.max_ns, r.stats.stddev_ns, r.name);
-    out << FitWidth(line, static_cast<size_t>(ctx.options.width)) << '\n';
+        r.stats.max_ns, r.stats.stddev_ns);
+    out << line << '\n';
+    // The name goes on its own line so a narrow terminal cuts the name, not the numbers.
+    out << FitWidth("      " + r.name, static_cast<size_t>(ctx.options.width)) << '\n';
   }
   if (rows.size() > kMaxRows) out << "  ... " << rows.size() - kMaxRows << " more rows\n";
 }
@@ -85,17 +87,19 @@ void RenderNsysCompat(const TerminalContext& ctx, std::ostream& out) {
   StatTable(ctx, out, "cuda_gpu_mem_time_sum", "memory operation time", "Count", r.mem_time_sum);
   if (!r.kern_exec_sum.empty()) {
     Title(out, "cuda_kern_exec_sum", "launch (API) / queue / kernel time per launch site");
-    out << fmt::format("  {:>8} {:>8} {:>6} {:>14} {:>14} {:>14} {:>14}  {}\n", "Count", "QCount",
-                       "DevId", "TAvg (ns)", "AAvg (ns)", "QAvg (ns)", "KAvg (ns)",
+    out << fmt::format("  {:>8} {:>8} {:>6} {:>14} {:>14} {:>14} {:>14}\n      {}\n", "Count",
+                       "QCount", "DevId", "TAvg (ns)", "AAvg (ns)", "QAvg (ns)", "KAvg (ns)",
                        "API Name / Kernel Name");
     for (size_t i = 0; i < r.kern_exec_sum.size() && i < kMaxRows; ++i) {
       const nc::KernExecRow& k = r.kern_exec_sum[i];
       std::string line = fmt::format(
-          "  {:>8} {:>8} {:>6} {:>14.1f} {:>14.1f} {:>14} {:>14.1f}  {} / {}", k.total.count,
-          k.q_count, FormatInt(k.device_id), k.total.avg_ns, k.api.avg_ns,
-          k.q_count ? fmt::format("{:.1f}", k.queue.avg_ns) : std::string("n/a"), k.kernel.avg_ns,
-          k.api_name, k.kernel_name);
-      out << FitWidth(line, static_cast<size_t>(ctx.options.width)) << '\n';
+          "  {:>8} {:>8} {:>6} {:>14.1f} {:>14.1f} {:>14} {:>14.1f}", k.total.count, k.q_count,
+          FormatInt(k.device_id), k.total.avg_ns, k.api.avg_ns,
+          k.q_count ? fmt::format("{:.1f}", k.queue.avg_ns) : std::string("n/a"), k.kernel.avg_ns);
+      out << line << '\n'
+          << FitWidth("      " + k.api_name + " / " + k.kernel_name,
+                      static_cast<size_t>(ctx.options.width))
+          << '\n';
     }
   }
   if (!r.api_sync.empty()) {
