@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "analysis/gpu_arch/kernel_names.h"
+#include "analysis/gpu_arch/name_memo.h"
 #include "analysis/steps/tb_plugin_steps.h"
 #include "analysis/utilization/intervals.h"
 
@@ -117,6 +118,7 @@ TbPluginResult ReproduceTbPlugin(const model::Trace& t) {
     double occ_w = 0, occ_sum = 0, tc = 0, all = 0;
   };
   std::map<int32_t, Acc> dev;
+  NameMemo tb_tc(t, TbPluginUsesTensorCores);
   for (size_t i = 0; i < kt.size(); ++i) {
     Acc& a = dev[kt.device_id[i]];
     const int64_t s = kt.start_ns[i], e = kt.end_ns[i];
@@ -131,7 +133,7 @@ TbPluginResult ReproduceTbPlugin(const model::Trace& t) {
     }
     const double dur = static_cast<double>(e - s);
     a.all += dur;
-    if (TbPluginUsesTensorCores(t.Str(kt.name[i]))) a.tc += dur;
+    if (tb_tc.Get(kt.name[i])) a.tc += dur;
   }
   const double span = static_cast<double>(hi - lo);
   for (auto& [id, a] : dev) {

@@ -1,5 +1,7 @@
 #include "analysis/detectors/fragmentation_detector.h"
 
+#include "analysis/gpu_arch/name_memo.h"
+
 #include <algorithm>
 #include <string>
 
@@ -15,12 +17,13 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
   for (const DeviceTimeline& d : in.timeline.devices) {
     std::vector<int64_t> durs;
     int64_t graph_kernels = 0, triton_kernels = 0;
+    NameMemo is_triton(t, IsTritonKernel);
     for (size_t i = 0; i < k.size(); ++i) {
       if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
       if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
       durs.push_back(k.end_ns[i] - k.start_ns[i]);
       if (IsValid(k.graph_id[i]) && k.graph_id[i] != 0) ++graph_kernels;
-      if (IsTritonKernel(t.Str(k.name[i]))) ++triton_kernels;
+      if (is_triton.Get(k.name[i])) ++triton_kernels;
     }
     if (durs.empty()) continue;
     int64_t graph_launches = 0;

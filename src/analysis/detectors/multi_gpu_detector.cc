@@ -1,5 +1,7 @@
 #include "analysis/detectors/multi_gpu_detector.h"
 
+#include "analysis/gpu_arch/name_memo.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -33,10 +35,11 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     // Worst comm kernels by duration, with their names.
     std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name → (count, ns)
     std::vector<uint32_t> rows;
+    NameMemo is_comm(t, IsCommKernel);
     for (size_t i = 0; i < t.kernels.size(); ++i) {
       if (t.kernels.device_id[i] != d.device_id || !IsValid(t.kernels.start_ns[i])) continue;
       std::string_view n = t.Str(t.kernels.name[i]);
-      if (!IsCommKernel(n) || Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0) continue;
+      if (!is_comm.Get(t.kernels.name[i]) || Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0) continue;
       auto& e = by_name[std::string(n.substr(0, 60))];
       ++e.first;
       e.second += t.kernels.end_ns[i] - t.kernels.start_ns[i];
@@ -89,8 +92,9 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
 namespace {
 
 int64_t FirstCommEnd(const model::Trace& t) {
+  NameMemo is_comm(t, IsCommKernel);
   for (size_t i = 0; i < t.kernels.size(); ++i)
-    if (IsValid(t.kernels.end_ns[i]) && IsCommKernel(t.Str(t.kernels.name[i])))
+    if (IsValid(t.kernels.end_ns[i]) && is_comm.Get(t.kernels.name[i]))
       return t.kernels.end_ns[i];
   return kMissingI64;
 }
