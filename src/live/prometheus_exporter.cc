@@ -1,6 +1,8 @@
 #include "live/prometheus_exporter.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -144,6 +146,11 @@ Status PrometheusServer::Start(const std::string& host, int port) {
     port_ = port;
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // Why: httplib's stop() is a no-op until the listen loop runs, so a Stop()
+  // right after Start() would leave the thread listening forever. Wait (at most
+  // 5 s) until the loop is up.
+  for (int i = 0; i < 5000 && !server_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::Ok();
 }
 
