@@ -1,6 +1,7 @@
 #include "live/prometheus_exporter.h"
 
 #include <chrono>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -165,6 +166,13 @@ uint64_t PrometheusServer::scrapes() const {
 }
 
 void PrometheusServer::Stop() {
+  if (server_ && thread_.joinable()) {
+    // Why: stop() before the listen loop started is lost and listen would
+    // then run forever; wait (bounded, 5 s) for it to run first.
+    for (int i = 0; i < 5000 && !server_->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   if (server_) server_->stop();
   if (thread_.joinable()) thread_.join();
   server_.reset();

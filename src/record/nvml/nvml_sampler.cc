@@ -396,6 +396,14 @@ void NvmlSampler::ReadStatic(DeviceState& d, DeviceInfo& info) {
                                                 d.sample_buf[i - 1].timeStamp));
       }
     }
+    // The newest ring entry is the current value until the driver adds one.
+    for (unsigned i = 0; i < n; ++i) {
+      if (d.sample_buf[i].timeStamp != d.last_seen_us[t]) continue;
+      Metric m = t == 0 ? Metric::kGpuUtil : Metric::kMemUtil;
+      d.carried[static_cast<size_t>(m)] =
+          Reading{ValueToDouble(vt, d.sample_buf[i].sampleValue) / 100.0, kStatusOk,
+                  Source::kNvmlSamples, NvmlUsToWallNs(d, d.last_seen_us[t])};
+    }
     if (t == 0 && !deltas.empty()) {
       std::nth_element(deltas.begin(), deltas.begin() + static_cast<long>(deltas.size() / 2),
                        deltas.end());

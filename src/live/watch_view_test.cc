@@ -1,0 +1,143 @@
+// Watch view, JSON and Prometheus rendering from hand-built Snapshots.
+#include "live/watch_view.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "live/prometheus_exporter.h"
+
+namespace gpuwhy::live {
+namespace {
+
+using record::Metric;
+
+record::Snapshot MakeSnapshot(int64_t ts_ns, double util, bool lost_second) {
+  auto sys = std::make_shared<record::SystemInfo>();
+  sys->hostname = "node1";
+  for (int i = 0; i < 2; ++i) {
+    record::DeviceInfo d;
+    d.index = i;
+    d.name = i == 0 ? "GPU Zero" : "GPU One";
+    d.uuid = "GPU-" + std::to_string(i);
+    d.gpm_supported = i == 0;
+    sys->devices.push_back(d);
+  }
+  record::Snapshot s;
+  s.ts_ns = ts_ns;
+  s.system = sys;
+  for (int i = 0; i < 2; ++i) {
+    record::DeviceSnapshot d;
+    d.index = i;
+    d.at(Metric::kGpuUtil) = {util, 0, record::Source::kNvmlSamples, ts_ns};
+    d.at(Metric::kPowerMw) = {300000, 0, record::Source::kNvmlPoll, ts_ns};
+    if (i == 0) d.at(Metric::kSmActive) = {0.25, 0, record::Source::kGpm, ts_ns};
+    else d.at(Metric::kSmActive) = {kMissingF64, 3, record::Source::kNone, kMissingI64};
+    if (i == 1 && lost_second) {
+      d.lost = true;
+      d.lost_reason = "GPU is lost";
+    }
+    record::ProcessInfo p;
+    p.pid = 100 + i;
+    p.name = "python";
+    p.used_memory_bytes = 1 << 30;
+    d.processes.push_back(p);
+    s.devices.push_back(d);
+  }
+  return s;
+}
+
+size_t VisibleCells(const std::string& line) {
+  size_t cells = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c == 0x1b) {
+      i = line.find('m', i);
+      continue;
+    }
+    if ((c & 0xC0) != 0x80) ++cells;
+  }
+  return cells;
+}
+
+TEST(WatchView, MissingIsNaAndLinesFitTheWidth) {
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.9, false);
+  h.Add(s);
+  ViewState v;
+  for (int width : {60, 100, 140}) {
+    std::string frame = Draw(s, h, v, width, 200);
+    std::istringstream in(frame);
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      EXPECT_EQ(VisibleCells(line), static_cast<size_t>(width)) << line;
+      ++lines;
+    }
+    EXPECT_GT(lines, 10);
+  }
+  std::string frame = Draw(s, h, v, 140, 200);
+  EXPECT_NE(frame.find("GPU One"), std::string::npos);
+  // GPU 1's SM active is unsupported: n/a, and no " 0%" for it.
+  size_t one = frame.find("GPU One");
+  size_t real = frame.find("SM active", one);
+  ASSERT_NE(real, std::string::npos);
+  std::string real_line = frame.substr(real, frame.find('\n', real) - real);
+  EXPECT_NE(real_line.find("n/a"), std::string::npos) << real_line;
+  EXPECT_EQ(real_line.find(" 0%"), std::string::npos) << real_line;
+}
+
+TEST(WatchView, HeightLimitsLinesAndLostDeviceSaysSo) {
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.5, true);
+  h.Add(s);
+  ViewState v;
+  v.color = false;
+  std::string frame = Draw(s, h, v, 100, 6);
+  EXPECT_EQ(std::count(frame.begin(), frame.end(), '\n'), 5);
+  std::string full = Draw(s, h, v, 100, 100);
+  EXPECT_NE(full.find("lost: GPU is lost"), std::string::npos) << full;
+}
+
+TEST(WatchView, HistoryKeepsTheWindowAndFeedsTheVerdict) {
+  History h(10 * kNsPerS);
+  for (int i = 0; i < 40; ++i) h.Add(MakeSnapshot(int64_t{i} * kNsPerS / 2, i % 2 ? 1.0 : 0.0, false));
+  const auto& pts = h.Points(0, Metric::kGpuUtil);
+  ASSERT_FALSE(pts.empty());
+  EXPECT_GE(pts.front().ts_ns, 39 * kNsPerS / 2 - 10 * kNsPerS);
+  LiveVerdict v = ClassifyLive(h, 0, kNsPerS / 2);
+  EXPECT_EQ(v.curve_class, "JUMPS") << v.reason;
+}
+
+TEST(WatchView, JsonNullAndPrometheusOmitsMissing) {
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.9, false);
+  h.Add(s);
+  std::string j = SnapshotJson(s, h);
+  EXPECT_NE(j.find("\"sm_active\":{\"value\":null,\"unit\":\"ratio\",\"source\":null,\"status\":3}"),
+            std::string::npos) << j;
+  std::string p = PrometheusText(s, h);
+  EXPECT_NE(p.find("gpuwhy_sm_active_ratio{gpu=\"0\",UUID=\"GPU-0\",modelName=\"GPU Zero\","
+                   "Hostname=\"node1\"} 0.25"), std::string::npos) << p;
+  EXPECT_EQ(p.find("gpuwhy_sm_active_ratio{gpu=\"1\""), std::string::npos) << p;
+  EXPECT_NE(p.find("gpuwhy_power_watts{gpu=\"1\",UUID=\"GPU-1\",modelName=\"GPU One\","
+                   "Hostname=\"node1\"} 300"), std::string::npos) << p;
+}
+
+TEST(PrometheusServer, ServesOnLoopbackAndStops) {
+  PrometheusServer server;
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  EXPECT_GT(server.port(), 0);
+  server.Update("x 1\n");
+  server.Stop();
+  server.Stop();  // idempotent
+  std::string host;
+  int port = 0;
+  EXPECT_TRUE(ParseHostPort("127.0.0.1:9400", &host, &port).ok());
+  EXPECT_EQ(port, 9400);
+  EXPECT_FALSE(ParseHostPort("127.0.0.1", &host, &port).ok());
+  EXPECT_FALSE(ParseHostPort("h:99999", &host, &port).ok());
+}
+
+}  // namespace
+}  // namespace gpuwhy::live
