@@ -8,12 +8,14 @@
 namespace gpuwhy::analysis {
 namespace {
 
-// Why +5: the model's ns come from µs floats; a value like 1234.999999 µs
-// must still floor to 1235 µs as HTA's integer column would hold.
-int64_t FloorUs(int64_t ns) {
-  const int64_t v = ns + 5;
-  return v >= 0 ? v / 1000 : -((-v + 999) / 1000);
-}
+// HTA's JSON loader turns fractional-µs timestamps into integers without
+// letting touching events overlap: start = ceil(ts), end = floor(ts + dur),
+// dur = end - start (trace_parser.py, pytorch/pytorch#122425). A sub-µs event
+// that crosses no integer µs thus gets end < start (dur -1). Integer-µs traces
+// are unchanged by this. The model holds the exact decimal ns, so integer
+// division gives the same integers as HTA's float ceil/floor.
+int64_t FloorUs(int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); }
+int64_t CeilUs(int64_t ns) { return -FloorUs(-ns); }
 
 struct Ev {
   int64_t ts_us, end_us;
@@ -51,7 +53,7 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
       if (!IsValid(t.ranges.step[i]) || t.ranges.kind[i] == model::RangeKind::kGpuUserAnnotation)
         continue;
       ++out.profiler_steps;
-      const int64_t ts = FloorUs(t.ranges.start_ns[i]);
+      const int64_t ts = CeilUs(t.ranges.start_ns[i]);
       if (!IsValid(last_step_us) || ts > last_step_us) last_step_us = ts;
     }
   }
@@ -60,7 +62,7 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
   for (size_t i = 0; i < t.api_calls.size(); ++i) {
     const int64_t c = t.api_calls.correlation_id[i];
     if (!IsValid(c)) continue;
-    const int64_t ts = FloorUs(t.api_calls.start_ns[i]);
+    const int64_t ts = CeilUs(t.api_calls.start_ns[i]);
     if (out.last_step_dropped && ts >= last_step_us) continue;
     runtime_ts.emplace(c, ts);
   }
@@ -72,9 +74,7 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
   std::vector<Ev> ev;
   auto add = [&](int64_t s, int64_t e, int64_t stream, int64_t corr, HtaKernelType ty, bool idle) {
     if (!keep(corr)) return;
-    const int64_t ts = FloorUs(s);
-    const int64_t dur = FloorUs(e - s);
-    ev.push_back({ts, ts + std::max<int64_t>(dur, 0), stream, corr, ty, idle});
+    ev.push_back({CeilUs(s), FloorUs(e), stream, corr, ty, idle});
   };
   const auto& k = t.kernels;
   std::unordered_map<StringId, HtaKernelType> type_cache;
@@ -154,8 +154,10 @@ HtaResult ReproduceHta(const model::Trace& t, int64_t delay_us) {
     s.stream_id = stream;
     for (size_t i = 1; i < list.size(); ++i) {
       const int64_t prev_end = list[i - 1]->end_us;
+      // HTA sums every interval to the previous event's end, negative ones
+      // (overlap on the stream) included.
       const int64_t idle = list[i]->ts_us - prev_end;
-      if (idle <= 0) continue;
+      if (idle == 0) continue;
       auto rt = IsValid(list[i]->corr) ? runtime_ts.find(list[i]->corr) : runtime_ts.end();
       if (rt != runtime_ts.end() && rt->second > prev_end) {
         s.host_wait_us += idle;

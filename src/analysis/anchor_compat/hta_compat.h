@@ -2,15 +2,17 @@
 // (`gpuwhy analyze --compat hta`).
 //
 // Contract: ReproduceHta() is pure and mimics HTA's quirks (docs/utilization.md):
-// integer-µs timestamps (floor), the last ProfilerStep dropped (only GPU
-// events whose correlated runtime call starts before it are kept, when there
-// are >= 2 steps), GPU events = kernels, memcpys, memsets and sync events with
-// a stream. Temporal breakdown: window = first to last GPU event; idle =
-// window - |∪ events|; compute = |∪ COMPUTATION kernels|; non-compute = rest.
-// Idle-time breakdown per stream over kernels/memcpys/memsets: a gap to the
-// previous event's end is host_wait when the correlated runtime call started
-// after that end, kernel_wait when shorter than consecutive_kernel_delay_us,
-// else other.
+// integer-µs timestamps as HTA's loader makes them (start = ceil(ts), end =
+// floor(ts + dur), so a sub-µs event may end before it starts), the last
+// ProfilerStep dropped (only GPU events whose correlated runtime call starts
+// before it are kept, when there are >= 2 steps), GPU events = kernels,
+// memcpys, memsets and sync events with a stream. Temporal breakdown: window
+// = first to last GPU event; idle = window - |∪ events|; compute = |∪
+// COMPUTATION kernels|; non-compute = rest. Idle-time breakdown per stream
+// over kernels/memcpys/memsets in start order: the interval to the previous
+// event's end (negative on overlap, summed like HTA does) is host_wait when
+// the correlated runtime call started after that end, kernel_wait when
+// shorter than consecutive_kernel_delay_us, else other.
 #pragma once
 
 #include <cstdint>

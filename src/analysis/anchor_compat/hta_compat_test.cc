@@ -69,5 +69,36 @@ TEST(HtaCompatTest, TemporalAndIdleBreakdownDropTheLastStep) {
   EXPECT_EQ(r.idle_streams[0].other_us, 90);
 }
 
+TEST(HtaCompatTest, FractionalTimestampsCeilTheStartAndFloorTheEnd) {
+  Builder b;  // no steps: nothing is filtered
+  b.Kernel(0, 10'400, 20'600, "gemm");  // -> [11, 20] µs
+  b.Kernel(1, 20'700, 20'900, "gemm");  // crosses no integer µs: [21, 20], dur -1
+  b.Kernel(2, 25'200, 40'000, "gemm");  // -> [26, 40]
+  b.t.Finalize();
+  HtaResult r = ReproduceHta(b.t);
+  EXPECT_FALSE(r.last_step_dropped);
+  EXPECT_EQ(r.temporal.total_us, 40 - 11);
+  EXPECT_EQ(r.temporal.idle_us, 29 - (9 - 1 + 14));
+  EXPECT_EQ(r.temporal.compute_us, 9 - 1 + 14);
+  EXPECT_EQ(r.temporal.non_compute_us, 0);
+  ASSERT_EQ(r.idle_streams.size(), 1u);
+  EXPECT_EQ(r.idle_streams[0].kernel_wait_us, (21 - 20) + (26 - 20));
+  EXPECT_EQ(r.idle_streams[0].host_wait_us, 0);
+  EXPECT_EQ(r.idle_streams[0].other_us, 0);
+}
+
+TEST(HtaCompatTest, OverlapOnAStreamCountsAsNegativeIdleLikeHta) {
+  Builder b;
+  b.Kernel(0, 10'000, 30'000, "gemm");
+  b.Kernel(5, 20'000, 40'000, "gemm");  // starts 10 µs before the previous end
+  b.Kernel(1, 100'000, 110'000, "gemm");
+  b.t.Finalize();
+  HtaResult r = ReproduceHta(b.t);
+  ASSERT_EQ(r.idle_streams.size(), 1u);
+  EXPECT_EQ(r.idle_streams[0].kernel_wait_us, -10);
+  EXPECT_EQ(r.idle_streams[0].other_us, 60);
+  EXPECT_EQ(r.temporal.idle_us, 60);
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis
