@@ -40,6 +40,11 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::Range(10, 60000));
   app.add_flag("--no-report", no_report, "do not print the analysis when the command ends");
   app.add_flag("--json", json, "print the analysis as JSON");
+  bool no_dcgm = false;
+  app.add_option("--dcgm", options.dcgm_host,
+                 "DCGM host engine (HOST, HOST:PORT or a unix socket path; default 127.0.0.1) "
+                 "for the real figures of GPUs without GPM");
+  app.add_flag("--no-dcgm", no_dcgm, "do not try DCGM");
   app.footer("usage: gpuwhy record [options] -- CMD ARGS...\n"
              "The exit code is CMD's (128+N when a signal N killed it).");
   try {
@@ -53,6 +58,7 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 1;
   }
   options.argv = command;
+  options.dcgm = !no_dcgm;
   options.interval_ns = static_cast<int64_t>(interval_ms) * kNsPerMs;
   options.gpuwhy_version = ToolVersion();
 

@@ -146,6 +146,12 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::Range(0, 100000000));
   app.add_flag("-U,--ascii", ascii, "ASCII only (no Unicode blocks)");
   app.add_flag("--no-color", no_color, "no colors");
+  std::string dcgm_host = "127.0.0.1";
+  bool no_dcgm = false;
+  app.add_option("--dcgm", dcgm_host,
+                 "DCGM host engine (HOST, HOST:PORT or a unix socket path; default 127.0.0.1) "
+                 "for the real figures of GPUs without GPM");
+  app.add_flag("--no-dcgm", no_dcgm, "do not try DCGM");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -168,6 +174,9 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   record::SamplerOptions so;
   so.slow_period_ns = std::max<int64_t>(kNsPerS, static_cast<int64_t>(interval_ms) * kNsPerMs);
+  so.dcgm = !no_dcgm;
+  so.dcgm_host = dcgm_host;
+  so.dcgm_period_ns = std::max<int64_t>(100 * kNsPerMs, static_cast<int64_t>(interval_ms) * kNsPerMs);
   auto sampler_or = record::NvmlSampler::Open(std::move(lib).value(), so);
   if (!sampler_or.ok()) {
     err << "gpuwhy watch: " << sampler_or.status().message() << "\n";
@@ -178,6 +187,9 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << "gpuwhy watch: no NVIDIA GPU found (NVML reports 0 devices)\n";
     return 2;
   }
+
+  // Said once: where the real figures of GPUs without GPM come from, or why not.
+  if (!sampler->system()->dcgm_status.empty()) err << "gpuwhy watch: " << sampler->system()->dcgm_status << "\n";
 
   live::History history(static_cast<int64_t>(window_s) * kNsPerS);
   live::ViewState view;

@@ -35,10 +35,11 @@ constexpr Exposed kExposed[] = {
     {Metric::kGpuUtil, "gpuwhy_gpu_busy_ratio", 1,
      "NVML GPU-Util (surface): share of the sample period with >= 1 kernel running"},
     {Metric::kMemUtil, "gpuwhy_memory_busy_ratio", 1, "NVML memory-controller busy share"},
-    {Metric::kSmActive, "gpuwhy_sm_active_ratio", 1, "GPM SM utilization (real): share of SMs busy"},
-    {Metric::kSmOccupancy, "gpuwhy_sm_occupancy_ratio", 1, "GPM SM occupancy: resident warps / max"},
-    {Metric::kTensorActive, "gpuwhy_tensor_active_ratio", 1, "GPM tensor pipe utilization"},
-    {Metric::kDramActive, "gpuwhy_dram_active_ratio", 1, "GPM DRAM bandwidth utilization"},
+    {Metric::kSmActive, "gpuwhy_sm_active_ratio", 1,
+     "SM utilization (real): share of SMs busy (GPM or DCGM, see gpuwhy_real_util_source_info)"},
+    {Metric::kSmOccupancy, "gpuwhy_sm_occupancy_ratio", 1, "SM occupancy: resident warps / max (GPM or DCGM)"},
+    {Metric::kTensorActive, "gpuwhy_tensor_active_ratio", 1, "tensor pipe utilization (GPM or DCGM)"},
+    {Metric::kDramActive, "gpuwhy_dram_active_ratio", 1, "DRAM bandwidth utilization (GPM or DCGM)"},
     {Metric::kFp16Active, "gpuwhy_fp16_active_ratio", 1, "GPM FP16 pipe utilization (non-tensor)"},
     {Metric::kFp32Active, "gpuwhy_fp32_active_ratio", 1, "GPM FP32 pipe utilization (non-tensor)"},
     {Metric::kFp64Active, "gpuwhy_fp64_active_ratio", 1, "GPM FP64 pipe utilization (non-tensor)"},
@@ -51,8 +52,10 @@ constexpr Exposed kExposed[] = {
      "NVML clock-event (throttle) reason bitmask"},
     {Metric::kPcieTxBytesPerS, "gpuwhy_pcie_tx_bytes_per_second", 1, "PCIe transmit throughput"},
     {Metric::kPcieRxBytesPerS, "gpuwhy_pcie_rx_bytes_per_second", 1, "PCIe receive throughput"},
-    {Metric::kNvlinkTxBytesPerS, "gpuwhy_nvlink_tx_bytes_per_second", 1, "NVLink transmit throughput"},
-    {Metric::kNvlinkRxBytesPerS, "gpuwhy_nvlink_rx_bytes_per_second", 1, "NVLink receive throughput"},
+    {Metric::kNvlinkTxBytesPerS, "gpuwhy_nvlink_tx_bytes_per_second", 1,
+     "NVLink transmit throughput, all links (GPM, else NVML field values)"},
+    {Metric::kNvlinkRxBytesPerS, "gpuwhy_nvlink_rx_bytes_per_second", 1,
+     "NVLink receive throughput, all links (GPM, else NVML field values)"},
     {Metric::kMemUsedBytes, "gpuwhy_memory_used_bytes", 1, "device memory used"},
     {Metric::kMemTotalBytes, "gpuwhy_memory_total_bytes", 1, "device memory total"},
     {Metric::kTemperatureC, "gpuwhy_temperature_celsius", 1, "GPU temperature"},
@@ -90,6 +93,60 @@ std::string PrometheusText(const record::Snapshot& snap, const History& history)
     }
     if (body.empty()) continue;
     o += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", e.name, e.help, e.name);
+    o += body;
+  }
+  // Per-link NVLink throughput (field values); the device totals are above.
+  for (int dir = 0; dir < 2; ++dir) {
+    const char* name = dir == 0 ? "gpuwhy_nvlink_link_tx_bytes_per_second"
+                                : "gpuwhy_nvlink_link_rx_bytes_per_second";
+    std::string body;
+    for (size_t i = 0; i < snap.devices.size(); ++i) {
+      if (snap.devices[i].lost) continue;
+      for (const record::LinkReading& l : snap.devices[i].nvlinks) {
+        const record::Reading& r = dir == 0 ? l.tx : l.rx;
+        if (!r.valid()) continue;
+        body += fmt::format("{}{{{},link=\"{}\"}} {}\n", name, labels[i], l.link, r.value);
+      }
+    }
+    if (body.empty()) continue;
+    o += fmt::format("# HELP {} NVLink {} throughput of one link (NVML field values)\n# TYPE {} gauge\n",
+                     name, dir == 0 ? "transmit" : "receive", name);
+    o += body;
+  }
+  // Where the real-utilization figures come from (GPM or DCGM), per device.
+  {
+    std::string body;
+    for (size_t i = 0; i < snap.devices.size(); ++i) {
+      const auto& info = sys.devices[i];
+      record::Source rs = info.real_source != record::Source::kNone
+                              ? info.real_source
+                              : (info.gpm_supported ? record::Source::kGpm : record::Source::kNone);
+      if (rs == record::Source::kNone) continue;
+      body += fmt::format("gpuwhy_real_util_source_info{{{},source=\"{}\"}} 1\n", labels[i],
+                          record::SourceName(rs));
+    }
+    if (!body.empty()) {
+      o += "# HELP gpuwhy_real_util_source_info source of the sm_active/occupancy/tensor/DRAM "
+           "ratios (value always 1)\n# TYPE gpuwhy_real_util_source_info gauge\n";
+      o += body;
+    }
+  }
+  // MIG devices: memory per instance (GPU-Util does not exist per instance).
+  for (int which = 0; which < 2; ++which) {
+    const char* name = which == 0 ? "gpuwhy_mig_memory_used_bytes" : "gpuwhy_mig_sm_active_ratio";
+    std::string body;
+    for (size_t i = 0; i < snap.devices.size(); ++i) {
+      if (snap.devices[i].lost) continue;
+      for (const record::MigReading& m : snap.devices[i].mig) {
+        const record::Reading& r = which == 0 ? m.mem_used : m.sm_active;
+        if (!r.valid()) continue;
+        body += fmt::format("{}{{{},GPU_I_ID=\"{}\",GPU_CI_ID=\"{}\"}} {}\n", name, labels[i],
+                            m.gpu_instance_id, m.compute_instance_id, r.value);
+      }
+    }
+    if (body.empty()) continue;
+    o += fmt::format("# HELP {} {} of one MIG instance\n# TYPE {} gauge\n", name,
+                     which == 0 ? "device memory used" : "GPM SM utilization", name);
     o += body;
   }
   o += "# HELP gpuwhy_device_lost 1 when NVML reported the GPU lost or gone\n"

@@ -104,6 +104,26 @@ std::string ThrottleText(const Reading& r) {
   return s.empty() ? "none" : s;
 }
 
+// RealSource: the source of the device's real-utilization figures.
+record::Source RealSource(const record::DeviceInfo* info) {
+  if (!info) return record::Source::kNone;
+  if (info->real_source != record::Source::kNone) return info->real_source;
+  return info->gpm_supported ? record::Source::kGpm : record::Source::kNone;
+}
+
+// RealSourceLabel: how the view names it ("NVML GPM", "DCGM").
+const char* RealSourceLabel(record::Source s) {
+  switch (s) {
+    case record::Source::kGpm: return "NVML GPM";
+    case record::Source::kDcgm: return "DCGM";
+    default: return nullptr;
+  }
+}
+
+std::string Rate(const Reading& r) {
+  return r.valid() ? FormatBytes(r.value) + "/s" : "n/a";
+}
+
 std::string JsonEscape(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -219,8 +239,9 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
                           "  , / .           previous / next sort column (memory, %SM, pid, user)",
                           "  /               reverse the sort", "  + / -           longer / shorter curve window",
                           "", "surface = NVML GPU-Util: share of time >= 1 kernel ran (one warp counts).",
-                          "real = SM active / occupancy / tensor / DRAM from NVML GPM (Hopper+);",
-                          "       n/a where the GPU or driver does not give them."}) {
+                          "real = SM active / occupancy / tensor / DRAM from NVML GPM (Hopper+),",
+                          "       else from a running DCGM host engine; n/a where neither gives them.",
+                          "MIG: NVML gives no GPU-Util per MIG instance (n/a); memory per instance."}) {
       lines.push_back(h);
     }
   }
@@ -231,9 +252,14 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
     const record::DeviceInfo* info = slot < sys.devices.size() ? &sys.devices[slot] : nullptr;
     bool sel = slot == view.selected_device;
     lines.push_back("");
-    lines.push_back(fmt::format("{}{}GPU {}  {}{}{}", sel ? ">" : " ", bold, d.index,
+    const char* real_label = RealSourceLabel(RealSource(info));
+    std::string mig_note;
+    if (info && info->mig_mode == 1) mig_note = "  MIG on: GPU-Util n/a per instance";
+    lines.push_back(fmt::format("{}{}GPU {}  {}{}{}{}", sel ? ">" : " ", bold, d.index,
                                 info ? info->name : "", reset,
-                                info && info->gpm_supported ? "  (GPM)" : "  (no GPM: real = n/a)"));
+                                real_label ? fmt::format("  (real: {})", real_label)
+                                           : std::string("  (no GPM, no DCGM: real = n/a)"),
+                                mig_note));
     if (d.lost) {
       lines.push_back(fmt::format("   {}lost: {}{}", col ? "\x1b[31m" : "", d.lost_reason, reset));
       continue;
@@ -244,11 +270,12 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
     lines.push_back(fmt::format("   surface GPU-Util  {}{}{} {}   mem-ctl {}", Color(gu.value, col),
                                 Bar(gu.valid() ? gu.value : kMissingF64, bar_w, view.ascii), reset,
                                 Pct(gu), Pct(d.at(Metric::kMemUtil))));
-    lines.push_back(fmt::format("   real    SM active {}{}{} {}   occupancy {}  tensor {}  DRAM {}",
+    lines.push_back(fmt::format("   real    SM active {}{}{} {}   occupancy {}  tensor {}  DRAM {}  [{}]",
                                 Color(sm.value, col),
                                 Bar(sm.valid() ? sm.value : kMissingF64, bar_w, view.ascii), reset,
                                 Pct(sm), Pct(d.at(Metric::kSmOccupancy)),
-                                Pct(d.at(Metric::kTensorActive)), Pct(d.at(Metric::kDramActive))));
+                                Pct(d.at(Metric::kTensorActive)), Pct(d.at(Metric::kDramActive)),
+                                real_label ? real_label : "no source"));
     const Reading& pw = d.at(Metric::kPowerMw);
     const Reading& pl = d.at(Metric::kPowerLimitMw);
     double pr = pw.valid() && pl.valid() && pl.value > 0 ? pw.value / pl.value : kMissingF64;
@@ -261,6 +288,24 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
         FormatBytes(d.at(Metric::kMemTotalBytes).valid() ? d.at(Metric::kMemTotalBytes).value : kMissingF64),
         d.at(Metric::kSmClockMhz).valid() ? fmt::format("{:.0f}", d.at(Metric::kSmClockMhz).value) : "n/a",
         ThrottleText(d.at(Metric::kClockEventReasons))));
+    {
+      const Reading& nt = d.at(Metric::kNvlinkTxBytesPerS);
+      const Reading& nr = d.at(Metric::kNvlinkRxBytesPerS);
+      std::string links = info && IsValid(info->nvlink_count)
+                              ? fmt::format(" ({} links)", info->nvlink_count)
+                              : std::string();
+      lines.push_back(fmt::format("   I/O     PCIe tx {} rx {}   NVLink tx {} rx {}{}",
+                                  Rate(d.at(Metric::kPcieTxBytesPerS)),
+                                  Rate(d.at(Metric::kPcieRxBytesPerS)), Rate(nt), Rate(nr), links));
+    }
+    for (const auto& mi : d.mig) {
+      lines.push_back(fmt::format("   MIG GI {} CI {}  memory {} / {}   SM active {}  GPU-Util n/a",
+                                  IsValid(mi.gpu_instance_id) ? std::to_string(mi.gpu_instance_id) : "?",
+                                  IsValid(mi.compute_instance_id) ? std::to_string(mi.compute_instance_id) : "?",
+                                  FormatBytes(mi.mem_used.valid() ? mi.mem_used.value : kMissingF64),
+                                  FormatBytes(mi.mem_total.valid() ? mi.mem_total.value : kMissingF64),
+                                  Pct(mi.sm_active)));
+    }
     lines.push_back(fmt::format("   {}GPU-Util  {}|{}{}", dim, reset,
                                 Spark(history.Points(slot, Metric::kGpuUtil), curve_w, view.ascii), "|"));
     lines.push_back(fmt::format("   {}SM active {}|{}{}", dim, reset,
@@ -323,8 +368,10 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
 std::string SnapshotJson(const Snapshot& snap, const History& history) {
   const auto& sys = *snap.system;
   std::string o = fmt::format(
-      "{{\"ts_ns\":{},\"hostname\":\"{}\",\"driver_version\":\"{}\",\"nvml_version\":\"{}\",\"devices\":[",
-      snap.ts_ns, JsonEscape(sys.hostname), JsonEscape(sys.driver_version), JsonEscape(sys.nvml_version));
+      "{{\"ts_ns\":{},\"hostname\":\"{}\",\"driver_version\":\"{}\",\"nvml_version\":\"{}\","
+      "\"dcgm_status\":{},\"devices\":[",
+      snap.ts_ns, JsonEscape(sys.hostname), JsonEscape(sys.driver_version), JsonEscape(sys.nvml_version),
+      sys.dcgm_status.empty() ? "null" : "\"" + JsonEscape(sys.dcgm_status) + "\"");
   for (size_t slot = 0; slot < snap.devices.size(); ++slot) {
     const DeviceSnapshot& d = snap.devices[slot];
     const record::DeviceInfo& info = sys.devices[slot];
@@ -346,7 +393,44 @@ std::string SnapshotJson(const Snapshot& snap, const History& history) {
                            : fmt::format("\"{}\"", record::SourceName(r.source)),
                        r.status);
     }
-    o += "},\"processes\":[";
+    o += "}";
+    {
+      record::Source rs = RealSource(&info);
+      o += fmt::format(",\"real_source\":{},\"nvlink_count\":{},\"nvlinks\":[",
+                       rs == record::Source::kNone ? "null"
+                                                   : fmt::format("\"{}\"", record::SourceName(rs)),
+                       IsValid(info.nvlink_count) ? std::to_string(info.nvlink_count) : "null");
+      for (size_t k = 0; k < d.nvlinks.size(); ++k) {
+        const record::LinkReading& l = d.nvlinks[k];
+        if (k) o += ",";
+        o += fmt::format(
+            "{{\"link\":{},\"tx_bytes_per_second\":{},\"rx_bytes_per_second\":{},"
+            "\"tx_status\":{},\"rx_status\":{}}}",
+            l.link, l.tx.valid() ? JsonNum(l.tx.value) : "null",
+            l.rx.valid() ? JsonNum(l.rx.value) : "null", l.tx.status, l.rx.status);
+      }
+      o += fmt::format("],\"mig_mode\":{},\"gpu_util_per_instance\":{},\"mig_instances\":[",
+                       IsValid(info.mig_mode) ? std::to_string(info.mig_mode) : "null",
+                       info.mig_mode == 1 ? "\"n/a: NVML gives no GPU-Util per MIG instance\""
+                                          : "null");
+      for (size_t k = 0; k < d.mig.size(); ++k) {
+        const record::MigReading& m = d.mig[k];
+        if (k) o += ",";
+        auto rd = [&](const Reading& r) { return r.valid() ? JsonNum(r.value) : std::string("null"); };
+        o += fmt::format(
+            "{{\"index\":{},\"uuid\":\"{}\",\"gpu_instance_id\":{},\"compute_instance_id\":{},"
+            "\"gpu_util\":null,\"mem_used_bytes\":{},\"mem_total_bytes\":{},"
+            "\"sm_active\":{},\"sm_occupancy\":{},\"tensor_active\":{},\"dram_active\":{},"
+            "\"sm_active_status\":{}}}",
+            m.index, JsonEscape(m.uuid),
+            IsValid(m.gpu_instance_id) ? std::to_string(m.gpu_instance_id) : "null",
+            IsValid(m.compute_instance_id) ? std::to_string(m.compute_instance_id) : "null",
+            rd(m.mem_used), rd(m.mem_total), rd(m.sm_active), rd(m.sm_occupancy),
+            rd(m.tensor_active), rd(m.dram_active), m.sm_active.status);
+      }
+      o += "]";
+    }
+    o += ",\"processes\":[";
     for (size_t i = 0; i < d.processes.size(); ++i) {
       const auto& p = d.processes[i];
       if (i) o += ",";

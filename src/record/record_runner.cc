@@ -132,6 +132,9 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
       SamplerOptions so;
       if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) so.visible_devices = v;
       so.slow_period_ns = std::max<int64_t>(kNsPerS, interval);
+      so.dcgm = options.dcgm;
+      so.dcgm_host = options.dcgm_host;
+      so.dcgm_period_ns = std::max<int64_t>(100 * kNsPerMs, interval);
       auto s = NvmlSampler::Open(std::move(lib).value(), so);
       if (!s.ok()) {
         result.nvml_status = s.status().message();
@@ -167,6 +170,11 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
   writer->WriteRun(run);
   if (sampler) {
     writer->WriteDevices(*sampler->system());
+    if (!sampler->system()->dcgm_status.empty()) {
+      // Said once: where the real figures of GPUs without GPM come from, or why not.
+      err << "gpuwhy record: " << sampler->system()->dcgm_status << "\n";
+      writer->WriteEvent(WallNowNs(), EventKind::kNote, kMissingI32, 0, sampler->system()->dcgm_status);
+    }
     result.device_count = static_cast<int32_t>(sampler->system()->devices.size());
     err << fmt::format("gpuwhy record: sampling {} GPU{} every {} ms into {}\n",
                        result.device_count, result.device_count == 1 ? "" : "s",

@@ -27,6 +27,9 @@ struct RecordOptions {
   std::string output_path;         // empty: DefaultRecordingName()
   int64_t interval_ns = 100 * kNsPerMs;
   std::string gpuwhy_version;
+  // dcgm / dcgm_host: DCGM host engine for the real figures of GPUs without GPM.
+  bool dcgm = true;
+  std::string dcgm_host = "127.0.0.1";
 };
 
 struct RecordResult {

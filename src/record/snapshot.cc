@@ -9,6 +9,8 @@ std::string_view SourceName(Source s) {
     case Source::kNvmlSamples: return "nvml samples";
     case Source::kNvmlPoll: return "nvml";
     case Source::kGpm: return "nvml gpm";
+    case Source::kNvmlFields: return "nvml fields";
+    case Source::kDcgm: return "dcgm";
     case Source::kNone: break;
   }
   return "";

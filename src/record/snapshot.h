@@ -53,9 +53,11 @@ enum class Source : uint8_t {
   kNvmlSamples = 1,  // nvmlDeviceGetSamples (the driver's sample buffer)
   kNvmlPoll = 2,     // a plain NVML getter (GetUtilizationRates, GetPowerUsage, ...)
   kGpm = 3,          // NVML GPM (nvmlGpmMetricsGet over two samples)
+  kNvmlFields = 4,   // nvmlDeviceGetFieldValues (cumulative counters turned into rates)
+  kDcgm = 5,         // a running DCGM host engine (dcgmGetLatestValues_v2)
 };
 
-// SourceName: stable text ("nvml samples", "nvml", "nvml gpm").
+// SourceName: stable text ("nvml samples", "nvml", "nvml gpm", "nvml fields", "dcgm").
 std::string_view SourceName(Source s);
 // MetricName: stable snake_case name ("gpu_util", "sm_active", ...).
 std::string_view MetricName(Metric m);
@@ -67,6 +69,8 @@ inline constexpr int32_t kStatusOk = 0;
 inline constexpr int32_t kStatusNotSampled = -1;   // not read this tick (slow metric, GPM warm-up)
 inline constexpr int32_t kStatusNoSymbol = -2;     // the library does not export the function
 inline constexpr int32_t kStatusDeviceLost = -3;   // the device was lost earlier in the run
+inline constexpr int32_t kStatusDcgmBlank = -4;    // DCGM answered with a blank (no value yet / paused)
+inline constexpr int32_t kStatusDcgmError = -5;    // the DCGM host engine call failed this tick
 
 // Reading: one figure at one time.
 struct Reading {
@@ -82,6 +86,25 @@ struct FineSample {
   Metric metric = Metric::kGpuUtil;
   int64_t ts_ns = kMissingI64;
   double value = kMissingF64;
+};
+
+// LinkReading: one NVLink's throughput (bytes/s) from NVML field values.
+struct LinkReading {
+  int32_t link = kMissingI32;
+  Reading tx;
+  Reading rx;
+};
+
+// MigReading: one MIG device (GPU instance + compute instance) of a GPU in MIG
+// mode. NVML gives no GPU-Util per instance (always n/a); memory is read per
+// MIG device handle, the real figures through GPM per GPU instance (Hopper+).
+struct MigReading {
+  int32_t index = kMissingI32;  // MIG device index under its parent
+  std::string uuid;
+  int32_t gpu_instance_id = kMissingI32;
+  int32_t compute_instance_id = kMissingI32;
+  Reading mem_used, mem_total;                                  // bytes
+  Reading sm_active, sm_occupancy, tensor_active, dram_active;  // ratios (GPM)
 };
 
 // ProcessInfo: one process on one GPU.
@@ -113,6 +136,10 @@ struct DeviceInfo {
   int32_t compute_mode = kMissingI32;  // NVML_COMPUTEMODE_*
   int32_t mig_mode = kMissingI32;      // 1 when MIG is enabled
   bool gpm_supported = false;
+  // real_source: where SM active / occupancy / tensor / DRAM come from
+  // (kGpm, kDcgm, or kNone when nothing gives them).
+  Source real_source = Source::kNone;
+  int32_t nvlink_count = kMissingI32;  // NVML_FI_DEV_NVLINK_LINK_COUNT; missing when unsupported
   int64_t util_sample_period_ns = kMissingI64;  // measured from GetSamples deltas
   // supported[m]: false when the probe at start said NOT_SUPPORTED / no symbol.
   std::array<bool, kMetricCount> supported{};
@@ -125,6 +152,10 @@ struct SystemInfo {
   std::string driver_version;
   std::string nvml_version;
   std::string library_path;
+  // dcgm_status: one line about DCGM ("DCGM host engine at 127.0.0.1 (libdcgm.so.4)",
+  // "DCGM not used: ..."); empty when DCGM was not wanted.
+  std::string dcgm_status;
+  bool dcgm_connected = false;
   std::vector<DeviceInfo> devices;
 };
 
@@ -136,6 +167,8 @@ struct DeviceSnapshot {
   std::string lost_reason;
   std::array<Reading, kMetricCount> readings{};
   std::vector<FineSample> fine;  // new driver-buffer samples since the last tick
+  std::vector<LinkReading> nvlinks;  // per-link NVLink throughput (empty when unsupported)
+  std::vector<MigReading> mig;       // MIG devices (empty unless MIG mode is on)
   std::vector<ProcessInfo> processes;
   bool processes_read = false;   // false when not read this tick (slow cadence)
   int32_t process_status = kStatusNotSampled;

@@ -70,6 +70,12 @@ struct FakeProcess {
   double util = 0;
 };
 
+struct FakeMig {
+  unsigned gi = 0, ci = 0;
+  unsigned long long mem_total = 0, mem_used = 0;
+  double sm_active_pct = 0;
+};
+
 struct FakeDevice {
   std::string name = "NVIDIA Fake GPU";
   std::string uuid;
@@ -81,6 +87,8 @@ struct FakeDevice {
   bool gpm = true;
   unsigned compute_mode = 0;
   unsigned mig = 0;
+  unsigned nvlinks = 0;                    // NVLink count (0: no NVLink, fields unsupported)
+  std::vector<FakeMig> migs;               // MIG devices (with `mig DEV 1`)
   std::map<std::string, Pattern> metrics;  // name -> pattern
   std::set<std::string> unsupported;       // feature names returning NOT_SUPPORTED
   double lost_after_ms = -1;
@@ -197,6 +205,12 @@ void LoadScenario() {
     else if (key == "gpm") { int g = 0; in >> g; d.gpm = g != 0; }
     else if (key == "compute_mode") in >> d.compute_mode;
     else if (key == "mig") in >> d.mig;
+    else if (key == "nvlinks") in >> d.nvlinks;
+    else if (key == "mig_instance") {
+      FakeMig m;
+      in >> m.gi >> m.ci >> m.mem_total >> m.mem_used >> m.sm_active_pct;
+      d.migs.push_back(m);
+    }
     else if (key == "metric") {
       std::string name;
       in >> name;
@@ -233,6 +247,18 @@ FakeDevice* Dev(nvmlDevice_t h) {
   auto i = reinterpret_cast<uintptr_t>(h);
   if (i == 0 || i > S().devices.size()) return nullptr;
   return &S().devices[i - 1];
+}
+
+// MIG device handles: 0x1000 * (parent index + 1) + slot + 1.
+constexpr uintptr_t kMigHandleBase = 0x1000;
+bool MigOf(nvmlDevice_t h, FakeDevice** parent, FakeMig** mig) {
+  auto v = reinterpret_cast<uintptr_t>(h);
+  if (v < kMigHandleBase) return false;
+  size_t p = v / kMigHandleBase - 1, slot = (v % kMigHandleBase) - 1;
+  if (p >= S().devices.size() || slot >= S().devices[p].migs.size()) return false;
+  *parent = &S().devices[p];
+  *mig = &S().devices[p].migs[slot];
+  return true;
 }
 
 // Check: common entry checks; returns SUCCESS or the error to give back.
@@ -327,6 +353,7 @@ nvmlReturn_t ListProcesses(nvmlDevice_t h, unsigned* count, void* infos, size_t 
 struct GpmSampleImpl {
   double t_ms = 0;
   int device = -1;
+  int gi = -1;  // a MIG GPU instance sample (nvmlGpmMigSampleGet)
 };
 
 }  // namespace
@@ -404,6 +431,15 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char* buf, unsigned len) {
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    FakeDevice* p = nullptr;
+    FakeMig* m = nullptr;
+    if (MigOf(h, &p, &m)) {
+      std::snprintf(buf, len, "MIG-fake-%s-gi%u-ci%u", p->uuid.c_str(), m->gi, m->ci);
+      return NVML_SUCCESS;
+    }
+  }
   FAKE_BEGIN(nullptr);
   std::snprintf(buf, len, "%s", d->uuid.c_str());
   return NVML_SUCCESS;
@@ -449,6 +485,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigMode(nvmlDev
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t h, nvmlUtilization_t* u) {
   FAKE_BEGIN("utilization");
+  if (d->mig) return NVML_ERROR_NOT_SUPPORTED;  // as NVML: no GPU-Util on MIG-enabled GPUs
   u->gpu = static_cast<unsigned>(std::lround(Metric(*d, "gpu_util", t)));
   u->memory = static_cast<unsigned>(std::lround(Metric(*d, "mem_util", t)));
   return NVML_SUCCESS;
@@ -458,6 +495,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetSamples(nvmlDev
                                                 unsigned long long last_seen, nvmlValueType_t* vt,
                                                 unsigned* count, nvmlSample_t* samples) {
   FAKE_BEGIN("samples");
+  if (d->mig) return NVML_ERROR_NOT_SUPPORTED;
   const char* name = type == NVML_GPU_UTILIZATION_SAMPLES    ? "gpu_util"
                      : type == NVML_MEMORY_UTILIZATION_SAMPLES ? "mem_util"
                                                                : nullptr;
@@ -532,6 +570,17 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTemperature(nvm
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t h, nvmlMemory_t* m) {
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    FakeDevice* p = nullptr;
+    FakeMig* mg = nullptr;
+    if (MigOf(h, &p, &mg)) {
+      m->total = mg->mem_total;
+      m->used = mg->mem_used;
+      m->free = m->total - std::min(m->total, m->used);
+      return NVML_SUCCESS;
+    }
+  }
   FAKE_BEGIN("memory");
   m->total = d->memory;
   m->used = static_cast<unsigned long long>(Metric(*d, "mem_used", t, 1e9));
@@ -540,8 +589,20 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMemoryInfo(nvml
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t* m) {
-  FAKE_BEGIN("memory");
   if (m->version != kNvmlMemoryV2Version) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  {
+    std::lock_guard<std::mutex> lock(S().mu);
+    FakeDevice* p = nullptr;
+    FakeMig* mg = nullptr;
+    if (MigOf(h, &p, &mg)) {
+      m->total = mg->mem_total;
+      m->reserved = 0;
+      m->used = mg->mem_used;
+      m->free = m->total - std::min(m->total, m->used);
+      return NVML_SUCCESS;
+    }
+  }
+  FAKE_BEGIN("memory");
   m->total = d->memory;
   m->reserved = 512ull << 20;
   m->used = static_cast<unsigned long long>(Metric(*d, "mem_used", t, 1e9));
@@ -617,6 +678,54 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_
   auto* impl = reinterpret_cast<GpmSampleImpl*>(s);
   impl->t_ms = t;
   impl->device = static_cast<int>(reinterpret_cast<uintptr_t>(h)) - 1;
+  impl->gi = -1;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t h, unsigned gi, nvmlGpmSample_t s) {
+  FAKE_BEGIN("gpm");
+  if (!d->gpm || !d->mig) return NVML_ERROR_NOT_SUPPORTED;
+  bool found = false;
+  for (const FakeMig& m : d->migs) found = found || m.gi == gi;
+  if (!found) return NVML_ERROR_NOT_FOUND;
+  auto* impl = reinterpret_cast<GpmSampleImpl*>(s);
+  impl->t_ms = t;
+  impl->device = static_cast<int>(reinterpret_cast<uintptr_t>(h)) - 1;
+  impl->gi = static_cast<int>(gi);
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t h, unsigned* n) {
+  FAKE_BEGIN("mig");
+  *n = d->mig ? 7 : 0;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned i,
+                                                                                      nvmlDevice_t* out) {
+  FAKE_BEGIN("mig");
+  if (!d->mig) return NVML_ERROR_INVALID_ARGUMENT;
+  if (i >= d->migs.size()) return NVML_ERROR_NOT_FOUND;
+  size_t parent = reinterpret_cast<uintptr_t>(h);
+  *out = reinterpret_cast<nvmlDevice_t>(parent * kMigHandleBase + i + 1);
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned* id) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  FakeDevice* p = nullptr;
+  FakeMig* m = nullptr;
+  if (!MigOf(h, &p, &m)) return NVML_ERROR_INVALID_ARGUMENT;  // only MIG device handles
+  *id = m->gi;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t h, unsigned* id) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  FakeDevice* p = nullptr;
+  FakeMig* m = nullptr;
+  if (!MigOf(h, &p, &m)) return NVML_ERROR_INVALID_ARGUMENT;
+  *id = m->ci;
   return NVML_SUCCESS;
 }
 
@@ -626,9 +735,21 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMet
   if (m->version != kNvmlGpmMetricsGetVersion) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
   auto* a = reinterpret_cast<GpmSampleImpl*>(m->sample1);
   auto* b = reinterpret_cast<GpmSampleImpl*>(m->sample2);
-  if (!a || !b || a->device < 0 || a->device != b->device) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!a || !b || a->device < 0 || a->device != b->device || a->gi != b->gi) return NVML_ERROR_INVALID_ARGUMENT;
   const FakeDevice& d = S().devices[static_cast<size_t>(a->device)];
   if (m->numMetrics > 98) return NVML_ERROR_INVALID_ARGUMENT;  // like pre-12.9 drivers
+  if (a->gi >= 0) {
+    // A MIG instance: SM utilization from its scenario line; the rest is not provided.
+    const FakeMig* inst = nullptr;
+    for (const FakeMig& x : d.migs)
+      if (static_cast<int>(x.gi) == a->gi) inst = &x;
+    for (unsigned i = 0; i < m->numMetrics; ++i) {
+      nvmlGpmMetric_t& x = m->metrics[i];
+      x.nvmlReturn = inst && x.metricId == kGpmSmUtil ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+      x.value = x.nvmlReturn == NVML_SUCCESS ? inst->sm_active_pct : 0;
+    }
+    return NVML_SUCCESS;
+  }
   for (unsigned i = 0; i < m->numMetrics; ++i) {
     nvmlGpmMetric_t& x = m->metrics[i];
     const char* name = nullptr;
@@ -654,6 +775,49 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMet
     auto it = d.metrics.find(name);
     x.value = it == d.metrics.end() ? 0.0 : it->second.Mean(a->t_ms, b->t_ms);
     x.nvmlReturn = NVML_SUCCESS;
+  }
+  return NVML_SUCCESS;
+}
+
+// Field values: NVLink link count and cumulative NVLink throughput counters
+// (KiB) integrated from the per-link rate patterns nvlink_tx_kibps /
+// nvlink_rx_kibps. Each entry carries its own nvmlReturn, like the driver.
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int n,
+                                                                           nvmlFieldValue_t* values) {
+  FAKE_BEGIN("field_values");
+  if (n < 0 || (n > 0 && !values)) return NVML_ERROR_INVALID_ARGUMENT;
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  long long wall_us = static_cast<long long>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+  for (int i = 0; i < n; ++i) {
+    nvmlFieldValue_t& v = values[i];
+    v.timestamp = wall_us;
+    v.latencyUsec = 0;
+    v.nvmlReturn = NVML_SUCCESS;
+    v.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    v.value.ullVal = 0;
+    bool nvlink_field = v.fieldId >= kNvmlFiNvlinkThroughputDataTx && v.fieldId <= kNvmlFiNvlinkThroughputRawRx;
+    if (v.fieldId == kNvmlFiNvlinkLinkCount) {
+      if (d->nvlinks == 0 || d->unsupported.count("nvlink")) {
+        v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      } else {
+        v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v.value.uiVal = d->nvlinks;
+      }
+    } else if (nvlink_field) {
+      bool total = v.scopeId == kNvmlScopeAllLinks;
+      if (d->nvlinks == 0 || d->unsupported.count("nvlink") ||
+          (total && d->unsupported.count("nvlink_totals")) || (!total && v.scopeId >= d->nvlinks)) {
+        v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        continue;
+      }
+      bool tx = v.fieldId == kNvmlFiNvlinkThroughputDataTx || v.fieldId == kNvmlFiNvlinkThroughputRawTx;
+      auto it = d->metrics.find(tx ? "nvlink_tx_kibps" : "nvlink_rx_kibps");
+      double per_link_kib = it == d->metrics.end() ? 0.0 : it->second.Mean(0, t) * t / 1000.0;
+      v.value.ullVal = static_cast<unsigned long long>(per_link_kib * (total ? d->nvlinks : 1));
+    } else {
+      v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    }
   }
   return NVML_SUCCESS;
 }

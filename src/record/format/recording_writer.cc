@@ -41,6 +41,8 @@ int64_t PeriodFor(Source src, int64_t interval_ns, int64_t slow_ns, int64_t util
   switch (src) {
     case Source::kNvmlSamples: return util_period_ns;
     case Source::kGpm: return std::max<int64_t>(interval_ns, 100 * kNsPerMs);
+    case Source::kNvmlFields: return interval_ns;  // one counter read per tick
+    case Source::kDcgm: return std::max<int64_t>(interval_ns, 100 * kNsPerMs);  // DCGM's minimum
     case Source::kNvmlPoll:
       if (m == Metric::kPowerLimitMw || m == Metric::kTemperatureC ||
           m == Metric::kPcieTxBytesPerS || m == Metric::kPcieRxBytesPerS) {

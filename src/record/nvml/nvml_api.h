@@ -210,6 +210,26 @@ inline constexpr unsigned kGpmPcieRxPerSec = 21;
 inline constexpr unsigned kGpmNvlinkTotalRxPerSec = 60;
 inline constexpr unsigned kGpmNvlinkTotalTxPerSec = 61;
 
+// ---- Field values (nvmlDeviceGetFieldValues) ----
+struct nvmlFieldValue_t {
+  unsigned int fieldId;       // IN  NVML_FI_*
+  unsigned int scopeId;       // IN  NVLink id, or kNvmlScopeAllLinks for the sum
+  long long timestamp;        // OUT CPU microseconds since 1970
+  long long latencyUsec;      // OUT
+  nvmlValueType_t valueType;  // OUT
+  nvmlReturn_t nvmlReturn;    // OUT per entry: the call returns SUCCESS if *any* entry was filled
+  nvmlValue_t value;          // OUT
+};
+// NVLink field ids (nvml.h): cumulative KiB counters, "scopeId = link id, or
+// UINT_MAX for the sum of all links"; DATA = payload only, RAW = with headers.
+inline constexpr unsigned kNvmlFiNvlinkLinkCount = 91;
+inline constexpr unsigned kNvmlFiNvlinkThroughputDataTx = 138;
+inline constexpr unsigned kNvmlFiNvlinkThroughputDataRx = 139;
+inline constexpr unsigned kNvmlFiNvlinkThroughputRawTx = 140;
+inline constexpr unsigned kNvmlFiNvlinkThroughputRawRx = 141;
+inline constexpr unsigned kNvmlScopeAllLinks = 0xFFFFFFFFu;
+inline constexpr unsigned kNvmlNvlinkMaxLinks = 36;  // NVML_NVLINK_MAX_LINKS
+
 // ---- Layout checks (x86-64 sizes from the metrics brief) ----
 static_assert(sizeof(nvmlSample_t) == 16);
 static_assert(sizeof(nvmlUtilization_t) == 8);
@@ -224,6 +244,11 @@ static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16);
 static_assert(sizeof(nvmlGpmMetric_t) == 40);
 static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24);
 static_assert(sizeof(nvmlGpmMetricsGet_t) == 13344);
+static_assert(sizeof(nvmlFieldValue_t) == 40);
+static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8);
+static_assert(offsetof(nvmlFieldValue_t, valueType) == 24);
+static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28);
+static_assert(offsetof(nvmlFieldValue_t, value) == 32);
 
 // ---- Function signatures (the versioned exported symbols) ----
 extern "C" {
@@ -265,6 +290,12 @@ using nvmlGpmSampleAlloc_fn = nvmlReturn_t (*)(nvmlGpmSample_t*);
 using nvmlGpmSampleFree_fn = nvmlReturn_t (*)(nvmlGpmSample_t);
 using nvmlGpmSampleGet_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlGpmSample_t);
 using nvmlGpmMetricsGet_fn = nvmlReturn_t (*)(nvmlGpmMetricsGet_t*);
+using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int, nvmlFieldValue_t*);
+using nvmlDeviceGetMaxMigDeviceCount_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetMigDeviceHandleByIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int,
+                                                                nvmlDevice_t*);
+using nvmlDeviceGetInstanceId_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);  // GI / CI id
+using nvmlGpmMigSampleGet_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
 }
 
 }  // namespace gpuwhy::record::nvml

@@ -154,6 +154,12 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load() {
   Resolve(h, f.GpmSampleFree, {"nvmlGpmSampleFree"});
   Resolve(h, f.GpmSampleGet, {"nvmlGpmSampleGet"});
   Resolve(h, f.GpmMetricsGet, {"nvmlGpmMetricsGet"});
+  Resolve(h, f.DeviceGetFieldValues, {"nvmlDeviceGetFieldValues"});
+  Resolve(h, f.DeviceGetMaxMigDeviceCount, {"nvmlDeviceGetMaxMigDeviceCount"});
+  Resolve(h, f.DeviceGetMigDeviceHandleByIndex, {"nvmlDeviceGetMigDeviceHandleByIndex"});
+  Resolve(h, f.DeviceGetGpuInstanceId, {"nvmlDeviceGetGpuInstanceId"});
+  Resolve(h, f.DeviceGetComputeInstanceId, {"nvmlDeviceGetComputeInstanceId"});
+  Resolve(h, f.GpmMigSampleGet, {"nvmlGpmMigSampleGet"});
 
   if (!f.Init || !f.DeviceGetCount || !f.DeviceGetHandleByIndex) {
     return Unsupported(lib->path_ + ": not a usable NVML library (nvmlInit/nvmlDeviceGetCount missing)");

@@ -54,6 +54,12 @@ struct NvmlFunctions {
   nvmlGpmSampleFree_fn GpmSampleFree = nullptr;
   nvmlGpmSampleGet_fn GpmSampleGet = nullptr;
   nvmlGpmMetricsGet_fn GpmMetricsGet = nullptr;
+  nvmlDeviceGetFieldValues_fn DeviceGetFieldValues = nullptr;
+  nvmlDeviceGetMaxMigDeviceCount_fn DeviceGetMaxMigDeviceCount = nullptr;
+  nvmlDeviceGetMigDeviceHandleByIndex_fn DeviceGetMigDeviceHandleByIndex = nullptr;
+  nvmlDeviceGetInstanceId_fn DeviceGetGpuInstanceId = nullptr;
+  nvmlDeviceGetInstanceId_fn DeviceGetComputeInstanceId = nullptr;
+  nvmlGpmMigSampleGet_fn GpmMigSampleGet = nullptr;
 };
 
 // ProcessApi: which process-list symbol was resolved, which fixes the record

@@ -45,6 +45,19 @@ constexpr GpmWanted kGpmWanted[] = {
 };
 constexpr size_t kGpmWantedCount = sizeof(kGpmWanted) / sizeof(kGpmWanted[0]);
 
+// The DCGM profiling fields used where GPM is absent (one multiplexing group
+// on Volta..Ada, so no multi-pass watch).
+struct DcgmWanted {
+  uint16_t field;
+  Metric metric;
+};
+constexpr DcgmWanted kDcgmWanted[] = {
+    {dcgm::DCGM_FI_PROF_SM_ACTIVE, Metric::kSmActive},
+    {dcgm::DCGM_FI_PROF_SM_OCCUPANCY, Metric::kSmOccupancy},
+    {dcgm::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, Metric::kTensorActive},
+    {dcgm::DCGM_FI_PROF_DRAM_ACTIVE, Metric::kDramActive},
+};
+
 bool IsGpmMetric(Metric m) {
   for (const auto& w : kGpmWanted) {
     if (w.metric == m) return true;
@@ -62,6 +75,24 @@ double ValueToDouble(nvmlValueType_t t, const nvmlValue_t& v) {
     case NVML_VALUE_TYPE_SIGNED_INT: return v.siVal;
     case NVML_VALUE_TYPE_UNSIGNED_SHORT: return v.usVal;
     default: return kMissingF64;
+  }
+}
+
+// CounterValue: an integer counter from a field value (no double rounding).
+bool CounterValue(nvmlValueType_t t, const nvmlValue_t& v, unsigned long long* out) {
+  switch (t) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT: *out = v.uiVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = v.ulVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = v.ullVal; return true;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+      if (v.sllVal < 0) return false;
+      *out = static_cast<unsigned long long>(v.sllVal);
+      return true;
+    case NVML_VALUE_TYPE_DOUBLE:
+      if (!(v.dVal >= 0)) return false;
+      *out = static_cast<unsigned long long>(v.dVal);
+      return true;
+    default: return false;
   }
 }
 
@@ -131,6 +162,29 @@ struct NvmlSampler::DeviceState {
   bool gpm_have_prev = false;
   int64_t gpm_prev_ns = kMissingI64;
   bool gpm_checked = false;
+  // NVLink through field values: entries 0/1 are the all-link totals (tx, rx),
+  // then one (tx, rx) pair per link in fv_links.
+  bool fv_ok = false;
+  bool fv_totals_ok = false;
+  std::vector<nvmlFieldValue_t> fv_req;
+  std::vector<nvmlFieldValue_t> fv_buf;
+  std::vector<int32_t> fv_links;
+  std::vector<unsigned long long> fv_prev;  // previous counter (KiB) per entry
+  std::vector<long long> fv_prev_us;        // its timestamp (us); 0 = none yet
+  std::vector<Reading> fv_rate;             // last rate per entry
+  // MIG devices (MIG mode on): memory per MIG handle, GPM per GPU instance.
+  struct MigState {
+    nvmlDevice_t handle = nullptr;
+    MigReading last;  // ids, uuid and the carried readings
+    bool mem_v2 = false;
+    bool mem_ok = true;
+    nvmlGpmSample_t gpm_prev = nullptr;
+    nvmlGpmSample_t gpm_cur = nullptr;
+    bool gpm_have_prev = false;
+    int64_t gpm_prev_ns = kMissingI64;
+  };
+  std::vector<MigState> mig;
+  bool mig_gpm = false;
   // Last values of slow and GPM readings (carried between reads).
   std::array<Reading, kMetricCount> carried{};
   std::vector<ProcessInfo> last_processes;
@@ -144,6 +198,10 @@ NvmlSampler::~NvmlSampler() {
     if (lib_ && lib_->fn().GpmSampleFree) {
       if (d->gpm_prev) lib_->fn().GpmSampleFree(d->gpm_prev);
       if (d->gpm_cur) lib_->fn().GpmSampleFree(d->gpm_cur);
+      for (auto& m : d->mig) {
+        if (m.gpm_prev) lib_->fn().GpmSampleFree(m.gpm_prev);
+        if (m.gpm_cur) lib_->fn().GpmSampleFree(m.gpm_cur);
+      }
     }
   }
 }
@@ -231,8 +289,59 @@ Result<std::unique_ptr<NvmlSampler>> NvmlSampler::Open(std::unique_ptr<NvmlLibra
     system->devices.push_back(std::move(info));
     s->states_.push_back(std::move(d));
   }
+  for (size_t i = 0; i < system->devices.size(); ++i) {
+    if (system->devices[i].gpm_supported) system->devices[i].real_source = Source::kGpm;
+  }
+  if (options.dcgm) s->ConnectDcgm(*system);
   s->system_ = std::move(system);
   return s;
+}
+
+void NvmlSampler::ConnectDcgm(SystemInfo& system) {
+  bool want = false;
+  for (const auto& d : states_) want = want || (!d->lost && !system.devices[d->info_slot].gpm_supported);
+  if (!want) return;  // GPM covers every GPU: DCGM is not needed
+  dcgm::DcgmOptions o;
+  o.host = options_.dcgm_host;
+  o.update_period_ns = options_.dcgm_period_ns;
+  std::vector<uint16_t> fields;
+  for (const auto& w : kDcgmWanted) fields.push_back(w.field);
+  auto c = dcgm::DcgmClient::Connect(o, fields);
+  if (!c.ok()) {
+    system.dcgm_status = "DCGM not used (real figures n/a on GPUs without GPM): " + c.status().message();
+    return;
+  }
+  dcgm_ = std::move(c).value();
+  system.dcgm_connected = true;
+  system.dcgm_status = fmt::format("DCGM host engine at {} ({}) gives the real figures of GPUs without GPM",
+                                   dcgm_->host(), dcgm_->library_path());
+  for (auto& d : states_) {
+    DeviceInfo& info = system.devices[d->info_slot];
+    if (d->lost || info.gpm_supported) continue;
+    info.real_source = Source::kDcgm;
+    for (const auto& w : kDcgmWanted) {
+      size_t i = static_cast<size_t>(w.metric);
+      d->supported[i] = info.supported[i] = true;
+      d->probe_status[i] = info.probe_status[i] = kStatusOk;
+    }
+  }
+}
+
+void NvmlSampler::ApplyDcgm(DeviceState& d, DeviceSnapshot& out, int64_t now_ns, bool dcgm_ok) {
+  for (const auto& w : kDcgmWanted) {
+    Reading r{kMissingF64, dcgm_ok ? kStatusDcgmBlank : kStatusDcgmError, Source::kDcgm, now_ns};
+    for (const dcgm::DcgmValue& v : dcgm_values_) {
+      // DCGM numbers GPUs in NVML enumeration order.
+      if (static_cast<int32_t>(v.gpu_id) != d.index || v.field_id != w.field) continue;
+      if (v.status == dcgm::DCGM_ST_OK && IsValid(v.value)) {
+        // The host engine's own timestamp: an unchanged value is not written twice.
+        r = Reading{v.value, kStatusOk, Source::kDcgm, IsValid(v.ts_ns) ? v.ts_ns : now_ns};
+      }
+      break;
+    }
+    out.at(w.metric) = r;
+    d.carried[static_cast<size_t>(w.metric)] = r;
+  }
 }
 
 bool NvmlSampler::CheckLost(DeviceState& d, nvmlReturn_t r) {
@@ -445,9 +554,256 @@ void NvmlSampler::ReadStatic(DeviceState& d, DeviceInfo& info) {
     d.supported[i] = gpm;
     d.probe_status[i] = gpm ? kStatusOk : NVML_ERROR_NOT_SUPPORTED;
   }
+  ProbeNvlink(d, info, gpm);
+  if (info.mig_mode == static_cast<int32_t>(NVML_DEVICE_MIG_ENABLE)) ProbeMig(d, gpm);
   if (d.lost) d.supported.fill(false);
   info.supported = d.supported;
   info.probe_status = d.probe_status;
+}
+
+void NvmlSampler::ProbeNvlink(DeviceState& d, DeviceInfo& info, bool gpm) {
+  const NvmlFunctions& f = lib_->fn();
+  const size_t tx = static_cast<size_t>(Metric::kNvlinkTxBytesPerS);
+  const size_t rx = static_cast<size_t>(Metric::kNvlinkRxBytesPerS);
+  auto no_totals = [&](int32_t why) {
+    if (gpm) return;  // GPM's NVLink totals stand
+    d.supported[tx] = d.supported[rx] = false;
+    d.probe_status[tx] = d.probe_status[rx] = why;
+  };
+  if (!f.DeviceGetFieldValues || d.lost) {
+    no_totals(kStatusNoSymbol);
+    return;
+  }
+  // Link count first: it sizes the per-link request.
+  nvmlFieldValue_t lc{};
+  lc.fieldId = kNvmlFiNvlinkLinkCount;
+  nvmlReturn_t r = f.DeviceGetFieldValues(d.handle, 1, &lc);
+  ++calls_;
+  if (CheckLost(d, r)) return;
+  unsigned links = 0;
+  unsigned long long n = 0;
+  if (r == NVML_SUCCESS && lc.nvmlReturn == NVML_SUCCESS && CounterValue(lc.valueType, lc.value, &n)) {
+    links = static_cast<unsigned>(std::min<unsigned long long>(n, kNvmlNvlinkMaxLinks));
+    info.nvlink_count = static_cast<int32_t>(links);
+  }
+  std::vector<nvmlFieldValue_t> req;
+  auto add = [&](unsigned field, unsigned scope) {
+    nvmlFieldValue_t v{};
+    v.fieldId = field;
+    v.scopeId = scope;
+    req.push_back(v);
+  };
+  add(kNvmlFiNvlinkThroughputDataTx, kNvmlScopeAllLinks);
+  add(kNvmlFiNvlinkThroughputDataRx, kNvmlScopeAllLinks);
+  for (unsigned l = 0; l < links; ++l) {
+    add(kNvmlFiNvlinkThroughputDataTx, l);
+    add(kNvmlFiNvlinkThroughputDataRx, l);
+  }
+  std::vector<nvmlFieldValue_t> got = req;
+  r = f.DeviceGetFieldValues(d.handle, static_cast<int>(got.size()), got.data());
+  ++calls_;
+  if (CheckLost(d, r)) return;
+  if (r != NVML_SUCCESS) {
+    no_totals(r);
+    return;
+  }
+  // Why: the call succeeds when any entry was filled; each entry says for itself.
+  auto entry_ok = [&](size_t i) { return !IsPermanentlyUnsupported(got[i].nvmlReturn); };
+  d.fv_totals_ok = entry_ok(0) && entry_ok(1);
+  if (!d.fv_totals_ok) no_totals(got[entry_ok(0) ? 1 : 0].nvmlReturn);
+  if (!gpm && d.fv_totals_ok) {
+    d.supported[tx] = d.supported[rx] = true;
+    d.probe_status[tx] = d.probe_status[rx] = kStatusOk;
+  }
+  // Keep the totals (even when unsupported, so indices stay fixed) and the links that answer.
+  d.fv_req.assign(req.begin(), req.begin() + 2);
+  std::vector<nvmlFieldValue_t> kept(got.begin(), got.begin() + 2);
+  for (unsigned l = 0; l < links; ++l) {
+    size_t i = 2 + 2 * static_cast<size_t>(l);
+    if (!entry_ok(i) && !entry_ok(i + 1)) continue;
+    d.fv_req.push_back(req[i]);
+    d.fv_req.push_back(req[i + 1]);
+    kept.push_back(got[i]);
+    kept.push_back(got[i + 1]);
+    d.fv_links.push_back(static_cast<int32_t>(l));
+  }
+  d.fv_ok = d.fv_totals_ok || !d.fv_links.empty();
+  if (!d.fv_ok) return;
+  d.fv_prev.assign(d.fv_req.size(), 0);
+  d.fv_prev_us.assign(d.fv_req.size(), 0);
+  d.fv_rate.assign(d.fv_req.size(), Reading{});
+  d.fv_buf.resize(d.fv_req.size());
+  // The probe's counters are the first base, so the first tick already has a rate.
+  for (size_t i = 0; i < kept.size(); ++i) {
+    unsigned long long c = 0;
+    if (kept[i].nvmlReturn == NVML_SUCCESS && CounterValue(kept[i].valueType, kept[i].value, &c)) {
+      d.fv_prev[i] = c;
+      d.fv_prev_us[i] = kept[i].timestamp > 0 ? kept[i].timestamp : ClockUs(CLOCK_REALTIME);
+    }
+  }
+}
+
+void NvmlSampler::ReadNvlink(DeviceState& d, const DeviceInfo& info, DeviceSnapshot& out,
+                             int64_t now_ns) {
+  const NvmlFunctions& f = lib_->fn();
+  d.fv_buf = d.fv_req;
+  nvmlReturn_t r = f.DeviceGetFieldValues(d.handle, static_cast<int>(d.fv_buf.size()), d.fv_buf.data());
+  ++calls_;
+  if (CheckLost(d, r)) return;
+  // rate: counter delta (KiB) over the field timestamps' delta -> bytes/s.
+  auto rate = [&](size_t i) -> Reading {
+    const nvmlFieldValue_t& v = d.fv_buf[i];
+    nvmlReturn_t er = r != NVML_SUCCESS ? r : v.nvmlReturn;
+    unsigned long long c = 0;
+    if (er == NVML_SUCCESS && !CounterValue(v.valueType, v.value, &c)) er = NVML_ERROR_NO_DATA;
+    if (er != NVML_SUCCESS) {
+      d.fv_prev_us[i] = 0;  // the next good read starts a new base
+      d.fv_rate[i] = Reading{kMissingF64, er, Source::kNvmlFields, now_ns};
+      return d.fv_rate[i];
+    }
+    long long ts = v.timestamp > 0 ? v.timestamp : ClockUs(CLOCK_REALTIME);
+    long long prev_ts = d.fv_prev_us[i];
+    unsigned long long prev = d.fv_prev[i];
+    if (prev_ts != 0 && ts <= prev_ts) return d.fv_rate[i];  // the driver has no newer counter
+    d.fv_prev[i] = c;
+    d.fv_prev_us[i] = ts;
+    if (prev_ts == 0 || c < prev) {
+      // First base, or the counter went back (driver reload): no rate for this interval.
+      d.fv_rate[i] = Reading{kMissingF64, kStatusNotSampled, Source::kNvmlFields, now_ns};
+      return d.fv_rate[i];
+    }
+    double secs = static_cast<double>(ts - prev_ts) / 1e6;
+    d.fv_rate[i] = Reading{static_cast<double>(c - prev) * 1024.0 / secs, kStatusOk,
+                           Source::kNvmlFields, now_ns};
+    return d.fv_rate[i];
+  };
+  if (d.fv_totals_ok) {
+    Reading t = rate(0), x = rate(1);
+    if (!info.gpm_supported) {
+      if (t.status != kStatusNotSampled) out.at(Metric::kNvlinkTxBytesPerS) = t;
+      if (x.status != kStatusNotSampled) out.at(Metric::kNvlinkRxBytesPerS) = x;
+      d.carried[static_cast<size_t>(Metric::kNvlinkTxBytesPerS)] = t;
+      d.carried[static_cast<size_t>(Metric::kNvlinkRxBytesPerS)] = x;
+    }
+  }
+  out.nvlinks.clear();
+  for (size_t k = 0; k < d.fv_links.size(); ++k) {
+    LinkReading lr;
+    lr.link = d.fv_links[k];
+    lr.tx = rate(2 + 2 * k);
+    lr.rx = rate(3 + 2 * k);
+    out.nvlinks.push_back(lr);
+  }
+}
+
+void NvmlSampler::ProbeMig(DeviceState& d, bool gpm) {
+  const NvmlFunctions& f = lib_->fn();
+  if (!f.DeviceGetMaxMigDeviceCount || !f.DeviceGetMigDeviceHandleByIndex || d.lost) return;
+  unsigned max = 0;
+  nvmlReturn_t r = f.DeviceGetMaxMigDeviceCount(d.handle, &max);
+  ++calls_;
+  if (CheckLost(d, r) || r != NVML_SUCCESS) return;
+  d.mig_gpm = gpm && f.GpmMigSampleGet != nullptr;
+  for (unsigned i = 0; i < max; ++i) {
+    nvmlDevice_t h = nullptr;
+    r = f.DeviceGetMigDeviceHandleByIndex(d.handle, i, &h);
+    ++calls_;
+    if (r != NVML_SUCCESS || !h) continue;  // NOT_FOUND: an empty slot
+    DeviceState::MigState m;
+    m.handle = h;
+    m.last.index = static_cast<int32_t>(i);
+    unsigned id = 0;
+    if (f.DeviceGetGpuInstanceId && f.DeviceGetGpuInstanceId(h, &id) == NVML_SUCCESS) {
+      m.last.gpu_instance_id = static_cast<int32_t>(id);
+    }
+    if (f.DeviceGetComputeInstanceId && f.DeviceGetComputeInstanceId(h, &id) == NVML_SUCCESS) {
+      m.last.compute_instance_id = static_cast<int32_t>(id);
+    }
+    char ub[kNvmlUuidBufferSize] = {};
+    if (f.DeviceGetUUID && f.DeviceGetUUID(h, ub, sizeof ub) == NVML_SUCCESS) m.last.uuid = ub;
+    calls_ += 3;
+    if (f.DeviceGetMemoryInfo_v2) {
+      nvmlMemory_v2_t mv{};
+      mv.version = kNvmlMemoryV2Version;
+      m.mem_v2 = f.DeviceGetMemoryInfo_v2(h, &mv) == NVML_SUCCESS;
+      ++calls_;
+    }
+    if (d.mig_gpm && IsValid(m.last.gpu_instance_id) && f.GpmSampleAlloc(&m.gpm_prev) == NVML_SUCCESS &&
+        f.GpmSampleAlloc(&m.gpm_cur) != NVML_SUCCESS) {
+      m.gpm_cur = nullptr;
+    }
+    d.mig.push_back(std::move(m));
+  }
+}
+
+void NvmlSampler::ReadMig(DeviceState& d, DeviceSnapshot& out, int64_t now_ns) {
+  const NvmlFunctions& f = lib_->fn();
+  out.mig.clear();
+  for (DeviceState::MigState& m : d.mig) {
+    if (m.mem_ok && (m.mem_v2 ? f.DeviceGetMemoryInfo_v2 != nullptr : f.DeviceGetMemoryInfo != nullptr)) {
+      nvmlReturn_t r;
+      double used = kMissingF64, total = kMissingF64;
+      if (m.mem_v2) {
+        nvmlMemory_v2_t mv{};
+        mv.version = kNvmlMemoryV2Version;
+        r = f.DeviceGetMemoryInfo_v2(m.handle, &mv);
+        used = static_cast<double>(mv.used);
+        total = static_cast<double>(mv.total);
+      } else {
+        nvmlMemory_t mv{};
+        r = f.DeviceGetMemoryInfo(m.handle, &mv);
+        used = static_cast<double>(mv.used);
+        total = static_cast<double>(mv.total);
+      }
+      ++calls_;
+      if (IsPermanentlyUnsupported(r)) m.mem_ok = false;
+      m.last.mem_used = r == NVML_SUCCESS ? Reading{used, kStatusOk, Source::kNvmlPoll, now_ns}
+                                          : Reading{kMissingF64, r, Source::kNvmlPoll, now_ns};
+      m.last.mem_total = r == NVML_SUCCESS ? Reading{total, kStatusOk, Source::kNvmlPoll, now_ns}
+                                           : Reading{kMissingF64, r, Source::kNvmlPoll, now_ns};
+    } else if (!m.mem_ok || !IsValid(m.last.mem_used.ts_ns)) {
+      m.last.mem_used = m.last.mem_total = Reading{kMissingF64, NVML_ERROR_NOT_SUPPORTED, Source::kNone, now_ns};
+    }
+    Reading* real[] = {&m.last.sm_active, &m.last.sm_occupancy, &m.last.tensor_active, &m.last.dram_active};
+    if (!m.gpm_prev || !m.gpm_cur) {
+      for (Reading* x : real) *x = Reading{kMissingF64, NVML_ERROR_NOT_SUPPORTED, Source::kNone, now_ns};
+    } else {
+      int64_t mono = MonoNowNs();
+      if (!m.gpm_have_prev || mono - m.gpm_prev_ns >= kGpmMinGapNs) {
+        unsigned gi = static_cast<unsigned>(m.last.gpu_instance_id);
+        nvmlReturn_t r = f.GpmMigSampleGet(d.handle, gi, m.gpm_cur);
+        ++calls_;
+        if (r != NVML_SUCCESS) {
+          for (Reading* x : real) *x = Reading{kMissingF64, r, Source::kGpm, now_ns};
+        } else {
+          if (m.gpm_have_prev) {
+            static constexpr unsigned kIds[] = {kGpmSmUtil, kGpmSmOccupancy, kGpmAnyTensorUtil,
+                                                kGpmDramBwUtil};
+            auto mg = std::make_unique<nvmlGpmMetricsGet_t>();
+            std::memset(mg.get(), 0, sizeof(nvmlGpmMetricsGet_t));
+            mg->version = kNvmlGpmMetricsGetVersion;
+            mg->numMetrics = 4;
+            mg->sample1 = m.gpm_prev;
+            mg->sample2 = m.gpm_cur;
+            for (size_t i = 0; i < 4; ++i) mg->metrics[i].metricId = kIds[i];
+            nvmlReturn_t mr = f.GpmMetricsGet(mg.get());
+            ++calls_;
+            for (size_t i = 0; i < 4; ++i) {
+              nvmlReturn_t er = mr == NVML_SUCCESS ? mg->metrics[i].nvmlReturn : mr;
+              *real[i] = er == NVML_SUCCESS && IsValid(mg->metrics[i].value)
+                             ? Reading{mg->metrics[i].value * 0.01, kStatusOk, Source::kGpm, now_ns}
+                             : Reading{kMissingF64, er == NVML_SUCCESS ? NVML_ERROR_NO_DATA : er,
+                                       Source::kGpm, now_ns};
+            }
+          }
+          std::swap(m.gpm_prev, m.gpm_cur);
+          m.gpm_have_prev = true;
+          m.gpm_prev_ns = mono;
+        }
+      }
+    }
+    out.mig.push_back(m.last);
+  }
 }
 
 Snapshot NvmlSampler::Sample() {
@@ -459,6 +815,11 @@ Snapshot NvmlSampler::Sample() {
   bool slow = !IsValid(last_slow_ns_) || mono - last_slow_ns_ >= options_.slow_period_ns;
   if (slow) last_slow_ns_ = mono;
   snap.devices.reserve(states_.size());
+  bool dcgm_ok = false;
+  if (dcgm_) {
+    dcgm_ok = dcgm_->ReadLatest(&dcgm_values_).ok();  // one call for every GPU
+    ++calls_;
+  }
   for (auto& dp : states_) {
     DeviceState& d = *dp;
     const DeviceInfo& info = system_->devices[d.info_slot];
@@ -468,6 +829,7 @@ Snapshot NvmlSampler::Sample() {
     if (!d.lost) {
       ReadFast(d, info, out, snap.ts_ns);
       if (!d.lost && slow) ReadSlow(d, info, out, snap.ts_ns);
+      if (!d.lost && info.real_source == Source::kDcgm) ApplyDcgm(d, out, snap.ts_ns, dcgm_ok);
     }
     // Slow and GPM readings are carried until the next read.
     for (size_t i = 0; i < kMetricCount; ++i) {
@@ -620,6 +982,9 @@ void NvmlSampler::ReadFast(DeviceState& d, const DeviceInfo& info, DeviceSnapsho
     put(Metric::kMemTotalBytes, r, total);
   }
   if (info.gpm_supported) ReadGpm(d, out, now_ns);
+  if (d.lost) return;
+  if (d.fv_ok) ReadNvlink(d, info, out, now_ns);
+  if (!d.lost && !d.mig.empty()) ReadMig(d, out, now_ns);
 }
 
 void NvmlSampler::ReadGpm(DeviceState& d, DeviceSnapshot& out, int64_t now_ns) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "record/dcgm/dcgm_client.h"
 #include "record/nvml/nvml_library.h"
 #include "record/snapshot.h"
 
@@ -31,6 +32,13 @@ struct SamplerOptions {
   bool processes = true;
   // gpm: use NVML GPM where the device supports it.
   bool gpm = true;
+  // dcgm: on GPUs without GPM, read the real figures from a running DCGM host
+  // engine at dcgm_host (no host engine or no libdcgm: said once in
+  // SystemInfo::dcgm_status, and sampling goes on without them).
+  bool dcgm = true;
+  std::string dcgm_host = "127.0.0.1";
+  // dcgm_period_ns: the watch period asked of the host engine.
+  int64_t dcgm_period_ns = kNsPerS;
 };
 
 class NvmlSampler {
@@ -63,10 +71,18 @@ class NvmlSampler {
   void ReadBufferedUtil(DeviceState& d, DeviceSnapshot& out, int64_t now_ns);
   void ReadGpm(DeviceState& d, DeviceSnapshot& out, int64_t now_ns);
   void ReadProcesses(DeviceState& d, DeviceSnapshot& out);
+  void ProbeNvlink(DeviceState& d, DeviceInfo& info, bool gpm);
+  void ConnectDcgm(SystemInfo& system);
+  void ProbeMig(DeviceState& d, bool gpm);
+  void ReadMig(DeviceState& d, DeviceSnapshot& out, int64_t now_ns);
+  void ApplyDcgm(DeviceState& d, DeviceSnapshot& out, int64_t now_ns, bool dcgm_ok);
+  void ReadNvlink(DeviceState& d, const DeviceInfo& info, DeviceSnapshot& out, int64_t now_ns);
   bool CheckLost(DeviceState& d, nvml::nvmlReturn_t r);
   int64_t NvmlUsToWallNs(DeviceState& d, unsigned long long us);
 
   std::unique_ptr<nvml::NvmlLibrary> lib_;
+  std::unique_ptr<dcgm::DcgmClient> dcgm_;
+  std::vector<dcgm::DcgmValue> dcgm_values_;
   SamplerOptions options_;
   std::shared_ptr<const SystemInfo> system_;
   std::vector<std::unique_ptr<DeviceState>> states_;
