@@ -223,27 +223,105 @@ void Headline(DeviceUtilization& du) {
   }
 }
 
-void Classify(DeviceUtilization& du, const StepResult& steps, const UtilSeries* primary,
-              const UtilSeries* nvml) {
+// ActiveWindow: the kernel-active window [first kernel start, last kernel
+// end] that curve verdicts are computed over; busy = the merged kernels.
+struct ActiveWindow {
+  int64_t start_ns = kMissingI64;
+  int64_t end_ns = kMissingI64;
+  const std::vector<Interval>* busy = nullptr;
+};
+
+// CurveSamples: the series' samples, re-binned over the kernel-active window
+// when there is one (trace series), else the series itself (counters).
+std::vector<double> CurveSamples(const UtilSeries& s, const ActiveWindow& aw) {
+  if (aw.busy == nullptr || s.label == "counter" || !IsValid(s.period_ns) || s.period_ns <= 0)
+    return s.util_ratio;
+  return BinnedCoverage(*aw.busy, aw.start_ns, aw.end_ns, s.period_ns);
+}
+
+// Time-weighted mean of a counter over [t0, t1): each sample holds until the
+// next (the last one for the previous spacing). NaN when none overlaps.
+double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t1) {
+  const size_t n = s.value.size();
+  double wsum = 0, sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsValid(s.value[i])) continue;
+    int64_t end = s.ts_ns[i] + 1;
+    if (i + 1 < n) end = s.ts_ns[i + 1];
+    else if (n > 1) end = s.ts_ns[i] + (s.ts_ns[i] - s.ts_ns[i - 1]);
+    const int64_t lo = std::max(s.ts_ns[i], t0), hi = std::min(end, t1);
+    if (hi <= lo) continue;
+    wsum += static_cast<double>(hi - lo);
+    sum += static_cast<double>(hi - lo) * s.value[i];
+  }
+  return wsum > 0 ? sum / wsum : kMissingF64;
+}
+
+// VerdictRealRatio: the headline real utilization (SM-active counter, else SM
+// fill) restated over the kernel-active window, so the classifier compares
+// surface and real over the same time.
+double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
+                        const ActiveWindow& aw) {
+  if (aw.busy == nullptr) return du.real_ratio.value;
+  if (IsValid(du.counter_sm_active.value)) {
+    const model::CounterSeries* sm = nullptr;  // the series FillCounters took
+    for (const model::CounterSeries& s : t.counters) {
+      if (s.device_id == du.device_id && s.kind == model::CounterKind::kSmActive &&
+          IsValid(TimeWeightedMean(s)))
+        sm = &s;
+    }
+    const double m = sm != nullptr ? TimeWeightedMeanOver(*sm, aw.start_ns, aw.end_ns)
+                                   : kMissingF64;
+    return IsValid(m) ? m : du.real_ratio.value;
+  }
+  if (IsValid(du.sm_fill_ratio.value)) {
+    // No kernel runs outside the active window: same integral, shorter span.
+    const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
+    const double active = static_cast<double>(aw.end_ns - aw.start_ns);
+    return std::min(1.0, du.sm_fill_ratio.value * window / active);
+  }
+  return du.real_ratio.value;
+}
+
+void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& steps,
+              const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw) {
   CurveInput in;
-  in.real_util_ratio = du.real_ratio.value;
+  in.real_util_ratio = VerdictRealRatio(t, du, aw);
   if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
   in.long_gap_idle_share = du.gaps.long_gap_idle_share;
   in.gap_p95_ns = du.gaps.p95_ns;
+  // Why the kernel-active window: a copy-only or empty head/tail (input
+  // upload, warm-up, result copy-back) happens once; it is not the shape of
+  // the loop and would read as one long 0% stretch (docs/utilization.md §4).
+  const int64_t edge_ns =
+      aw.busy != nullptr ? (aw.start_ns - du.window_start_ns) + (du.window_end_ns - aw.end_ns) : 0;
   if (primary != nullptr) {
-    in.util_ratio = primary->util_ratio;
+    in.util_ratio = CurveSamples(*primary, aw);
     in.period_ns = primary->period_ns;
     du.verdict = ClassifyCurve(in);
+    // Named only when it spans a sample or more; shorter edges move one partial bin.
+    if (primary->label != "counter" && edge_ns >= primary->period_ns) {
+      char b[160];
+      std::snprintf(b, sizeof b,
+                    "; over the kernel-active %.1f ms (%.1f ms of head/tail without kernels "
+                    "left out)",
+                    NsToMs(aw.end_ns - aw.start_ns), NsToMs(edge_ns));
+      du.verdict.reason += b;
+    }
   }
   if (nvml != nullptr && nvml != primary) {
-    in.util_ratio = nvml->util_ratio;
+    in.util_ratio = CurveSamples(*nvml, aw);
     in.period_ns = nvml->period_ns;
     du.nvml_verdict = ClassifyCurve(in);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
       du.aliasing_note =
           "at NVML's " + std::to_string(nvml->period_ns / kNsPerMs) +
           " ms period the curve reads " + ToString(du.nvml_verdict.curve_class) + " (mean " +
-          std::to_string(static_cast<int>(std::lround(nvml->mean_ratio * 100))) + "%)";
+          std::to_string(static_cast<int>(std::lround(
+              (IsValid(du.nvml_verdict.features.mean_ratio) ? du.nvml_verdict.features.mean_ratio
+                                                            : nvml->mean_ratio) *
+              100))) +
+          "%)";
       if (!du.nvml_verdict.aliasing_note.empty()) {
         du.aliasing_note += "; " + du.nvml_verdict.aliasing_note;
       }
@@ -346,6 +424,8 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
     FillCounters(t, du, &util_counter, &power, &limit);
     const UtilSeries* primary = nullptr;
     const UtilSeries* nvml = nullptr;
+    std::vector<Interval> busy;
+    ActiveWindow active;
     if (has_kernels) {
       const std::vector<KernelRef>& ks = kernels[device];
       du.kernel_count = static_cast<int64_t>(ks.size());
@@ -354,7 +434,10 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
       std::vector<Interval> spans;
       spans.reserve(ks.size());
       for (const KernelRef& k : ks) spans.push_back({k.start, k.end});
-      const std::vector<Interval> busy = MergeIntervals(std::move(spans));
+      busy = MergeIntervals(std::move(spans));
+      if (!busy.empty() && busy.back().end_ns > busy.front().start_ns) {
+        active = {busy.front().start_ns, busy.back().end_ns, &busy};
+      }
       const int64_t window = du.window_end_ns - du.window_start_ns;
       if (window > 0) {
         du.surface_ratio = {static_cast<double>(TotalLength(busy)) / static_cast<double>(window),
@@ -408,7 +491,7 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         if (s.label == "counter") primary = &s;
       }
     }
-    Classify(du, out.steps, primary, nvml);
+    Classify(t, du, out.steps, primary, nvml, active);
     out.devices.push_back(std::move(du));
   }
   return out;

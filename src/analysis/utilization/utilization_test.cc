@@ -125,6 +125,45 @@ TEST(UtilizationTest, TinyGridsArePinnedHighBigGridsHealthy) {
   EXPECT_EQ(AnalyzeUtilization(t2).devices.at(0).verdict.curve_class, CurveClass::kHealthy);
 }
 
+// Benchmark shape: a 300 ms input upload, 200 ms of back-to-back kernels, a
+// 300 ms copy-back. The window (first to last GPU op) keeps the copies; the
+// curve verdict is taken over the kernel-active 200 ms only, with real
+// utilization restated over the same span.
+TEST(UtilizationTest, CopyOnlyHeadAndTailDoNotShapeTheCurve) {
+  auto build = [](float bpsm) {
+    TimelineBuilder b;
+    auto copy = [&b](int64_t s, int64_t e) {
+      model::MemcpyRow m;
+      m.device_id = 0;
+      m.stream_id = 7;
+      m.start_ns = s;
+      m.end_ns = e;
+      b.trace().memcpys.Append(m);
+    };
+    copy(0, 300 * kNsPerMs);
+    b.Kernels(300 * kNsPerMs, 20, 10 * kNsPerMs, 0, bpsm);
+    copy(500 * kNsPerMs, 800 * kNsPerMs);
+    return b.Done();
+  };
+  model::Trace big = build(8.0f);
+  const DeviceUtilization d = AnalyzeUtilization(big).devices.at(0);
+  EXPECT_NEAR(d.surface_ratio.value, 0.25, 1e-9);  // the surface figure keeps the copies
+  EXPECT_NEAR(d.real_ratio.value, 0.25, 1e-9);
+  EXPECT_EQ(d.verdict.curve_class, CurveClass::kHealthy);
+  EXPECT_EQ(d.verdict.features.sample_count, 20);
+  EXPECT_NEAR(d.verdict.features.mean_ratio, 1.0, 1e-9);
+  EXPECT_NEAR(d.verdict.features.real_util_ratio, 1.0, 1e-9);
+  EXPECT_NE(d.verdict.reason.find("kernel-active 200.0 ms"), std::string::npos) << d.verdict.reason;
+  const UtilSeries* fine = FindSeries(d, "fine");
+  ASSERT_NE(fine, nullptr);
+  EXPECT_EQ(fine->util_ratio.size(), 80u);  // the shown series still spans the window
+
+  model::Trace tiny = build(0.1f);
+  const DeviceUtilization d2 = AnalyzeUtilization(tiny).devices.at(0);
+  EXPECT_EQ(d2.verdict.curve_class, CurveClass::kPinnedHigh);
+  EXPECT_NEAR(d2.verdict.features.real_util_ratio, 0.1, 1e-6);
+}
+
 TEST(UtilizationTest, SparseKernelsAreIdle) {
   TimelineBuilder b;
   for (int i = 0; i < 20; ++i) b.Kernels(i * 100 * kNsPerMs, 1, 100 * kNsPerUs, 0, 1.0f);
