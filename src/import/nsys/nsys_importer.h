@@ -49,11 +49,33 @@ struct NsysScanStats {
   uint64_t overhead_rows = 0;
   uint64_t metric_rows = 0;
   uint64_t string_rows = 0;
+  // kernel_readers: threads that read the kernel table (1 or 2).
+  int kernel_readers = 1;
+};
+
+// NsysReadOptions: how the kernel table is read. Results never depend on them:
+// rows keep the table's rowid order whatever the thread count.
+struct NsysReadOptions {
+  // threads: readers of CUPTI_ACTIVITY_KIND_KERNEL, each on its own read-only
+  // connection. 0 = automatic: 2 when the machine has 2+ hardware threads and
+  // the table spans at least 2 chunks, else 1. Values above 2 act as 2.
+  int threads = 0;
+  // chunk_rows: rowids per range handed to one reader (at most 2 finished
+  // ranges wait for the merge, so extra memory is ~3 chunks of kernel rows).
+  int64_t chunk_rows = int64_t{1} << 16;
 };
 
 // ReadNsysSqlite: import the export at `path` into `trace` (which starts
 // empty) and Finalize() it. On error `trace` holds partial data.
-Status ReadNsysSqlite(const std::string& path, model::Trace& trace, NsysScanStats* scan = nullptr);
+Status ReadNsysSqlite(const std::string& path, model::Trace& trace, NsysScanStats* scan = nullptr,
+                      const NsysReadOptions& options = {});
+
+// ReadNsysSqliteImage: the same import from a SQLite database image in memory
+// (the bytes of a .sqlite file; copied, the caller keeps `bytes`). `name`
+// stands for the path in error messages and TraceInfo::source_path. Always one
+// reader thread. Used by the fuzzer and for exports that are not files.
+Status ReadNsysSqliteImage(std::string_view bytes, const std::string& name, model::Trace& trace,
+                           NsysScanStats* scan = nullptr);
 
 // LooksLikeSqlite: true when `prefix` starts with the SQLite 3 header. Every
 // SQLite file is claimed so that a foreign database gets a clear "not an nsys

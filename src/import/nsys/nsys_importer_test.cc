@@ -7,9 +7,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "import/registry.h"
 
@@ -41,8 +45,60 @@ class NsysImporterTest : public ::testing::Test {
     return path;
   }
 
+  std::string Bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string WriteBytes(const std::string& name, const std::string& bytes) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+
   fs::path dir_;
 };
+
+// SameBits: two columns hold bit-identical values (NaN sentinels included).
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// ExpectSameKernels: every kernel column of `a` and `b` is identical.
+void ExpectSameKernels(const model::Trace& a, const model::Trace& b) {
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+#define GPUWHY_TEST_SAME(type, name, def) \
+  EXPECT_TRUE(SameBits(a.kernels.name, b.kernels.name)) << "kernel column " #name " differs";
+  GPUWHY_KERNEL_COLUMNS(GPUWHY_TEST_SAME)
+#undef GPUWHY_TEST_SAME
+  for (size_t i = 0; i < model::kImportStatCount; ++i)
+    EXPECT_EQ(a.stats.Get(i), b.stats.Get(i)) << model::kImportStatInfo[i].name;
+}
+
+// ManyKernels: `n` kernel rows (correlation ids 1..n) in shuffled start order
+// with only 101 distinct (start, end) pairs, so the stable sort of Finalize
+// keeps the read order of ties and any reordering by the readers shows; every
+// 97th row misses its start, every 89th ends before it starts, every 61st has
+// no demangled name, and every 13th rowid is deleted (gaps).
+std::string ManyKernels(int n) {
+  return fmt::format(R"SQL(
+INSERT INTO StringIds VALUES (1, 'kernel_a'), (2, 'kernel_b'), (3, 'short_c');
+DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, contextId INT,
+  streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT, gridX INT,
+  gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT,
+  staticSharedMemory INT, dynamicSharedMemory INT);
+WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < {0})
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+  SELECT CASE WHEN x % 97 = 0 THEN NULL ELSE 10 * ((x * 7919) % 101) END,
+         CASE WHEN x % 89 = 0 THEN 10 * ((x * 7919) % 101) - 5 ELSE 10 * ((x * 7919) % 101) + 5 END,
+         x % 2, 1, 7 + x % 3, x, 72057594037927936 + 4242 * 16777216,
+         CASE WHEN x % 61 = 0 THEN NULL ELSE 1 + x % 2 END, 3, x % 5, 1, 1, 32 * (1 + x % 4), 1, 1,
+         x % 64, CASE WHEN x % 5 = 0 THEN NULL ELSE 16 * x END, 0
+  FROM i;
+DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 13 = 0;
+)SQL", n);
+}
 
 // A minimal 2024-style export: one GPU whose CUDA ordinal differs from its id.
 const char* kBaseSchema = R"SQL(
@@ -286,6 +342,165 @@ TEST_F(NsysImporterTest, NsysReportGivesExportHint) {
   Result<model::Trace> r = ImportFile(rep);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("nsys export --type sqlite"), std::string::npos);
+}
+
+TEST_F(NsysImporterTest, TwoKernelReadersGiveTheSameTraceAsOne) {
+  std::string path = Write("many.sqlite", std::string(kBaseSchema) + ManyKernels(5000));
+  NsysReadOptions one;
+  one.threads = 1;
+  model::Trace t1;
+  NsysScanStats s1;
+  ASSERT_TRUE(ReadNsysSqlite(path, t1, &s1, one).ok());
+  EXPECT_EQ(s1.kernel_readers, 1);
+  // 5000 rows minus every 13th deleted; 1/97 have no start.
+  EXPECT_EQ(s1.kernel_rows, 5000u - 5000u / 13);
+  EXPECT_GT(t1.stats.Get(ImportStat::missing_ts), 0u);
+  EXPECT_GT(t1.stats.Get(ImportStat::negative_dur), 0u);
+  // Chunk sizes that do and do not divide the rowid span, down to 1 row.
+  for (int64_t chunk : {1, 7, 64, 1000, 4999}) {
+    NsysReadOptions two;
+    two.threads = 2;
+    two.chunk_rows = chunk;
+    model::Trace t2;
+    NsysScanStats s2;
+    Status st = ReadNsysSqlite(path, t2, &s2, two);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(s2.kernel_readers, 2) << "chunk " << chunk;
+    EXPECT_EQ(s2.kernel_rows, s1.kernel_rows) << "chunk " << chunk;
+    ExpectSameKernels(t1, t2);
+  }
+  // One chunk spanning the table: one reader, whatever was asked.
+  NsysReadOptions big;
+  big.threads = 2;
+  big.chunk_rows = 1 << 20;
+  model::Trace t3;
+  NsysScanStats s3;
+  ASSERT_TRUE(ReadNsysSqlite(path, t3, &s3, big).ok());
+  EXPECT_EQ(s3.kernel_readers, 1);
+  ExpectSameKernels(t1, t3);
+}
+
+TEST_F(NsysImporterTest, ImageImportMatchesTheFileImport) {
+  std::string path = Write("img.sqlite", std::string(kBaseSchema) + ManyKernels(300));
+  model::Trace from_file;
+  ASSERT_TRUE(ReadNsysSqlite(path, from_file).ok());
+  model::Trace from_image;
+  Status st = ReadNsysSqliteImage(Bytes(path), "memory:img", from_image);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ExpectSameKernels(from_file, from_image);
+  EXPECT_EQ(from_image.info.source_path, "memory:img");
+  EXPECT_EQ(from_image.devices.size(), from_file.devices.size());
+  // Not a database: one message naming the stand-in path.
+  model::Trace bad;
+  Status junk = ReadNsysSqliteImage("SQLite format 3\0 but nothing else", "memory:junk", bad);
+  EXPECT_FALSE(junk.ok());
+  EXPECT_NE(junk.message().find("memory:junk"), std::string::npos) << junk.message();
+  model::Trace empty;
+  EXPECT_FALSE(ReadNsysSqliteImage("", "memory:empty", empty).ok());
+}
+
+// ExpectOneLineError: `st` failed with one line that names `path` and `want`.
+void ExpectOneLineError(const Status& st, const std::string& path, const std::string& want) {
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(path), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(want), std::string::npos) << "want '" << want << "' in " << st.message();
+  EXPECT_EQ(st.message().find('\n'), std::string::npos) << st.message();
+}
+
+TEST_F(NsysImporterTest, TruncatedExportIsOneClearErrorWithEitherReaderCount) {
+  std::string good = Write("full.sqlite", std::string(kBaseSchema) + ManyKernels(20000));
+  std::string bytes = Bytes(good);
+  ASSERT_GT(bytes.size(), 100000u);
+  // Cut at several points past the schema pages: the kernel B-tree loses pages.
+  for (double frac : {0.3, 0.6, 0.95}) {
+    size_t cut = static_cast<size_t>(static_cast<double>(bytes.size()) * frac);
+    std::string path = WriteBytes("cut_" + std::to_string(cut) + ".sqlite", bytes.substr(0, cut));
+    for (int threads : {1, 2}) {
+      NsysReadOptions o;
+      o.threads = threads;
+      o.chunk_rows = 512;
+      model::Trace t;
+      ExpectOneLineError(ReadNsysSqlite(path, t, nullptr, o), path, "SQLite");
+    }
+    Result<model::Trace> r = ImportFile(path);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  }
+}
+
+TEST_F(NsysImporterTest, CorruptKernelPagesAreOneClearErrorWithEitherReaderCount) {
+  std::string good = Write("full.sqlite", std::string(kBaseSchema) + ManyKernels(20000));
+  std::string bytes = Bytes(good);
+  // Garble 3 pages (4 KiB each) in the middle of the file: kernel table leaves.
+  size_t mid = (bytes.size() / 2) & ~size_t{4095};
+  for (size_t i = mid; i < mid + 3 * 4096 && i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>((i * 167) & 0xFF);
+  std::string path = WriteBytes("garbled.sqlite", bytes);
+  for (int threads : {1, 2}) {
+    NsysReadOptions o;
+    o.threads = threads;
+    o.chunk_rows = 512;
+    model::Trace t;
+    ExpectOneLineError(ReadNsysSqlite(path, t, nullptr, o), path, "corrupt SQLite database");
+  }
+}
+
+TEST_F(NsysImporterTest, ExportMissingKeyTablesIsOneClearError) {
+  // Has the metadata but lost StringIds (every name would be unresolvable).
+  std::string no_strings = Write("no_strings.sqlite", R"SQL(
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, demangledName INT);
+)SQL");
+  model::Trace t;
+  ExpectOneLineError(ReadNsysSqlite(no_strings, t), no_strings, "not an Nsight Systems export");
+  // StringIds alone (no metadata, target or activity tables).
+  std::string only_strings =
+      Write("only_strings.sqlite", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);");
+  model::Trace t2;
+  ExpectOneLineError(ReadNsysSqlite(only_strings, t2), only_strings, "not an Nsight Systems export");
+  // An empty database (valid header, no tables).
+  sqlite3* db = nullptr;
+  std::string empty_db = (dir_ / "empty_db.sqlite").string();
+  ASSERT_EQ(sqlite3_open(empty_db.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "PRAGMA user_version = 1;", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  Result<model::Trace> r = ImportFile(empty_db);
+  ASSERT_FALSE(r.ok());
+  ExpectOneLineError(r.status(), empty_db, "tables found: none");
+}
+
+TEST_F(NsysImporterTest, QdrepGivesExportHint) {
+  std::string rep = WriteBytes("old.qdrep", std::string("\x00\x01qdrep-ish", 11));
+  Result<model::Trace> r = ImportFile(rep);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  ExpectOneLineError(r.status(), rep, "nsys export --type sqlite");
+}
+
+// Every shared export reads identically with one reader and with two small-chunk readers.
+TEST(NsysSharedExports, TwoReadersMatchOneOnEveryExport) {
+  fs::path root = fs::path(GPUWHY_SOURCE_DIR) / ".." / "shared" / "traces" / "nsys";
+  if (!fs::exists(root)) GTEST_SKIP() << "SKIPPED: " << root << " not found";
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().extension() != ".sqlite") continue;
+    std::string path = e.path().string();
+    NsysReadOptions one, two;
+    one.threads = 1;
+    two.threads = 2;
+    two.chunk_rows = 97;
+    model::Trace t1, t2;
+    Status s1 = ReadNsysSqlite(path, t1, nullptr, one);
+    Status s2 = ReadNsysSqlite(path, t2, nullptr, two);
+    ASSERT_EQ(s1.ok(), s2.ok()) << path;
+    if (!s1.ok()) continue;
+    SCOPED_TRACE(path);
+    ExpectSameKernels(t1, t2);
+    ++files;
+  }
+  std::printf("compared %d shared exports\n", files);
+  EXPECT_GT(files, 0);
 }
 
 TEST(NsysSniff, OnlySqliteHeaders) {

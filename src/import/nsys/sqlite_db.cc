@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace gpuwhy::import {
 
@@ -26,12 +27,34 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& o) noexcept {
     db_ = o.db_;
     path_ = std::move(o.path_);
     tables_ = std::move(o.tables_);
+    in_memory_ = o.in_memory_;
     o.db_ = nullptr;
   }
   return *this;
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+namespace {
+
+// ReadTableList: fills `tables`; reading sqlite_master touches page 1, so a
+// corrupt or foreign file fails here.
+Status ReadTableList(sqlite3* db, const std::string& path, std::vector<std::string>& tables) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table'", -1, &raw,
+                              nullptr);
+  if (rc != SQLITE_OK)
+    return InvalidInput(
+        fmt::format("{}: not a valid SQLite database ({})", path, sqlite3_errmsg(db)));
+  SqliteStmt st(raw);
+  while ((rc = st.Step()) == SQLITE_ROW) tables.emplace_back(st.Text(0));
+  if (rc != SQLITE_DONE)
+    return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (reading the table list)",
+                                    path, sqlite3_errmsg(db)));
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
   SqliteDb db;
@@ -42,18 +65,30 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
     std::string msg = db.db_ ? sqlite3_errmsg(db.db_) : sqlite3_errstr(rc);
     return InvalidInput(fmt::format("{}: cannot open as SQLite: {}", path, msg));
   }
-  // Reading sqlite_master touches page 1: a corrupt or foreign file fails here.
-  sqlite3_stmt* raw = nullptr;
-  rc = sqlite3_prepare_v2(db.db_, "SELECT name FROM sqlite_master WHERE type='table'", -1, &raw,
-                          nullptr);
+  RETURN_IF_ERROR(ReadTableList(db.db_, path, db.tables_));
+  return db;
+}
+
+Result<SqliteDb> SqliteDb::OpenImage(std::string_view bytes, const std::string& name) {
+  SqliteDb db;
+  db.path_ = name;
+  db.in_memory_ = true;
+  int rc = sqlite3_open_v2(":memory:", &db.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
   if (rc != SQLITE_OK)
-    return InvalidInput(fmt::format("{}: not a valid SQLite database ({})", path,
+    return InvalidInput(fmt::format("{}: cannot open an in-memory SQLite database: {}", name,
+                                    sqlite3_errstr(rc)));
+  // sqlite3_deserialize takes ownership of a sqlite3_malloc'd copy.
+  auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(bytes.empty() ? 1 : bytes.size()));
+  if (buf == nullptr) return InvalidInput(fmt::format("{}: out of memory", name));
+  if (!bytes.empty()) std::memcpy(buf, bytes.data(), bytes.size());
+  rc = sqlite3_deserialize(db.db_, "main", buf, static_cast<sqlite3_int64>(bytes.size()),
+                           static_cast<sqlite3_int64>(bytes.size()),
+                           SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (rc != SQLITE_OK)
+    return InvalidInput(fmt::format("{}: cannot load the SQLite image: {}", name,
                                     sqlite3_errmsg(db.db_)));
-  SqliteStmt st(raw);
-  while ((rc = st.Step()) == SQLITE_ROW) db.tables_.emplace_back(st.Text(0));
-  if (rc != SQLITE_DONE)
-    return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (reading the table list)",
-                                    path, sqlite3_errmsg(db.db_)));
+  RETURN_IF_ERROR(ReadTableList(db.db_, name, db.tables_));
   return db;
 }
 
@@ -79,6 +114,32 @@ std::vector<std::string> SqliteDb::Columns(std::string_view table) const {
   SqliteStmt st(raw);
   while (st.Step() == SQLITE_ROW) cols.emplace_back(st.Text(1));
   return cols;
+}
+
+Status SqliteDb::RunScan(std::string_view args, std::string_view from, std::string_view what,
+                         void* ctx, StepFn step, const uint64_t* rows) const {
+  static constexpr char kFn[] = "gpuwhy_scan_rows";
+  // Registered per scan so the user-data pointer is this scan's callback; the
+  // connection is read-only, registering a function writes nothing.
+  int rc = sqlite3_create_function_v2(db_, kFn, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, ctx,
+                                      nullptr, step, [](sqlite3_context*) {}, nullptr);
+  if (rc != SQLITE_OK) return Error(fmt::format("cannot register the row scanner for {}", what));
+  Status st = Status::Ok();
+  {
+    Result<SqliteStmt> stmt = Prepare(fmt::format("SELECT {}({}) FROM {}", kFn, args, from));
+    if (!stmt.ok()) {
+      st = stmt.status();
+    } else {
+      rc = stmt->Step();
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        st = InvalidInput(fmt::format("{}: corrupt SQLite database: {} (table {}, row {})", path_,
+                                      sqlite3_errmsg(db_), what,
+                                      *rows));
+    }
+  }
+  sqlite3_create_function_v2(db_, kFn, -1, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr,
+                             nullptr);
+  return st;
 }
 
 Status SqliteDb::Error(std::string_view what) const {
