@@ -124,6 +124,45 @@ TEST(WatchView, JsonNullAndPrometheusOmitsMissing) {
                    "Hostname=\"node1\"} 300"), std::string::npos) << p;
 }
 
+TEST(WatchView, NvlinkLinksRealSourceAndMigInPrometheus) {
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.9, false);
+  auto sys = std::make_shared<record::SystemInfo>(*s.system);
+  sys->devices[1].real_source = record::Source::kDcgm;
+  sys->devices[1].mig_mode = 1;
+  s.system = sys;
+  record::LinkReading l;
+  l.link = 3;
+  l.tx = {2048, 0, record::Source::kNvmlFields, 1};
+  l.rx = {kMissingF64, 3, record::Source::kNvmlFields, 1};  // unsupported: left out
+  s.devices[0].nvlinks.push_back(l);
+  record::MigReading m;
+  m.gpu_instance_id = 2;
+  m.compute_instance_id = 0;
+  m.mem_used = {5e9, 0, record::Source::kNvmlPoll, 1};
+  s.devices[1].mig.push_back(m);
+  h.Add(s);
+  std::string p = PrometheusText(s, h);
+  EXPECT_NE(p.find("gpuwhy_nvlink_link_tx_bytes_per_second{gpu=\"0\",UUID=\"GPU-0\",modelName=\"GPU Zero\","
+                   "Hostname=\"node1\",link=\"3\"} 2048"), std::string::npos) << p;
+  EXPECT_EQ(p.find("gpuwhy_nvlink_link_rx_bytes_per_second"), std::string::npos) << p;
+  EXPECT_NE(p.find("gpuwhy_real_util_source_info{gpu=\"0\",UUID=\"GPU-0\",modelName=\"GPU Zero\","
+                   "Hostname=\"node1\",source=\"nvml gpm\"} 1"), std::string::npos) << p;
+  EXPECT_NE(p.find("source=\"dcgm\"} 1"), std::string::npos) << p;
+  EXPECT_NE(p.find("gpuwhy_mig_memory_used_bytes{gpu=\"1\",UUID=\"GPU-1\",modelName=\"GPU One\","
+                   "Hostname=\"node1\",GPU_I_ID=\"2\",GPU_CI_ID=\"0\"} 5000000000"), std::string::npos) << p;
+  EXPECT_EQ(p.find("gpuwhy_mig_sm_active_ratio"), std::string::npos) << p;  // missing: absent
+  ViewState v;
+  v.color = false;
+  std::string frame = Draw(s, h, v, 140, 200);
+  EXPECT_NE(frame.find("(real: NVML GPM)"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("(real: DCGM)  MIG on: GPU-Util n/a per instance"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("MIG GI 2 CI 0"), std::string::npos) << frame;
+  std::string j = SnapshotJson(s, h);
+  EXPECT_NE(j.find("\"nvlinks\":[{\"link\":3,\"tx_bytes_per_second\":2048,\"rx_bytes_per_second\":null,"
+                   "\"tx_status\":0,\"rx_status\":3}]"), std::string::npos) << j;
+}
+
 TEST(PrometheusServer, ServesOnLoopbackAndStops) {
   PrometheusServer server;
   ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());

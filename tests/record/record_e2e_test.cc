@@ -11,9 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,6 +29,7 @@
 #include "import/recording/recording_importer.h"
 #include "import/recording/recording_reader.h"
 #include "import/registry.h"
+#include "base/recording_wire.h"
 #include "record/format/recording_writer.h"
 
 namespace {
@@ -108,10 +111,42 @@ int RunGpuwhy(const std::vector<std::string>& args, const std::vector<std::strin
   return Wait(Spawn(args, env, tag), timeout_s);
 }
 
+// FakeEnv: the fake NVML; no DCGM (a host's real libdcgm must not change the results).
 std::vector<std::string> FakeEnv(const std::string& scenario) {
   return {std::string("GPUWHY_NVML_LIBRARY=") + GPUWHY_FAKE_NVML,
-          "GPUWHY_FAKE_NVML_SCENARIO=" + scenario, "CUDA_VISIBLE_DEVICES="};
+          "GPUWHY_FAKE_NVML_SCENARIO=" + scenario, "CUDA_VISIBLE_DEVICES=",
+          "GPUWHY_DCGM_LIBRARY=/nonexistent/libdcgm.so.4"};
 }
+
+// FakeEnvDcgm: the fake NVML and the fake libdcgm driven by `dcgm_scenario`.
+std::vector<std::string> FakeEnvDcgm(const std::string& scenario, const std::string& dcgm_scenario) {
+  return {std::string("GPUWHY_NVML_LIBRARY=") + GPUWHY_FAKE_NVML,
+          "GPUWHY_FAKE_NVML_SCENARIO=" + scenario, "CUDA_VISIBLE_DEVICES=",
+          std::string("GPUWHY_DCGM_LIBRARY=") + GPUWHY_FAKE_DCGM,
+          "GPUWHY_FAKE_DCGM_SCENARIO=" + dcgm_scenario};
+}
+
+// An A100-like GPU with NVLink (no GPM: DCGM gives the real figures), an
+// H100 in MIG mode with two instances, and a GPU without NVLink.
+const char* kNvlinkMig = R"(devices 3
+name 0 "NVIDIA A100-SXM4-80GB"
+gpm 0 0
+nvlinks 0 12
+metric 0 nvlink_tx_kibps constant 100000
+metric 0 nvlink_rx_kibps constant 25000
+name 1 "NVIDIA H100 80GB HBM3"
+mig 1 1
+mig_instance 1 1 0 20000000000 5000000000 40
+mig_instance 1 2 0 40000000000 1000000000 7
+name 2 "NVIDIA A10"
+gpm 2 0
+)";
+const char* kDcgmValues = R"(gpus 3
+value 0 1002 0.42
+value 0 1003 0.21
+value 0 1004 0.05
+blank 0 1005
+)";
 
 const char* kTwoGpus = R"(devices 2
 name 0 "NVIDIA H100 80GB HBM3"
@@ -297,6 +332,78 @@ lost 1 0 28
             std::string::npos) << out;
 }
 
+TEST(Watch, NvlinkDcgmAndMigInJson) {
+  std::string scen = WriteFile("nvmig.txt", kNvlinkMig);
+  std::string dscen = WriteFile("nvmig_dcgm.txt", kDcgmValues);
+  ASSERT_EQ(RunGpuwhy({"watch", "--once", "--json", "--dcgm", "127.0.0.1:5555"},
+                      FakeEnvDcgm(scen, dscen), "watch_nvmig"), 0);
+  std::string out = ReadAll(TempDir() + "/watch_nvmig.out");
+  size_t g1 = out.find("\"index\":1");
+  size_t g2 = out.find("\"index\":2,\"name\"");
+  ASSERT_NE(g1, std::string::npos) << out;
+  ASSERT_NE(g2, std::string::npos) << out;
+  std::string dev0 = out.substr(0, g1), dev1 = out.substr(g1, g2 - g1), dev2 = out.substr(g2);
+  // NVLink totals from field values in bytes/s: 12 links x 100000 KiB/s.
+  size_t nt = dev0.find("\"nvlink_tx\":{\"value\":");
+  ASSERT_NE(nt, std::string::npos) << dev0;
+  double tx = std::atof(dev0.c_str() + nt + std::strlen("\"nvlink_tx\":{\"value\":"));
+  EXPECT_NEAR(tx, 12 * 100000 * 1024.0, 12 * 100000 * 1024.0 * 0.01) << dev0;
+  EXPECT_NE(dev0.find("\"unit\":\"bytes/s\",\"source\":\"nvml fields\",\"status\":0}"),
+            std::string::npos) << dev0;
+  EXPECT_NE(dev0.find("\"nvlink_count\":12"), std::string::npos);
+  EXPECT_NE(dev0.find("{\"link\":11,\"tx_bytes_per_second\":"), std::string::npos) << dev0;
+  // Real figures from DCGM on the GPU without GPM, labelled; a blank is null.
+  EXPECT_NE(dev0.find("\"real_source\":\"dcgm\""), std::string::npos) << dev0;
+  EXPECT_NE(dev0.find("\"sm_active\":{\"value\":0.42,\"unit\":\"ratio\",\"source\":\"dcgm\""),
+            std::string::npos) << dev0;
+  EXPECT_NE(dev0.find("\"dram_active\":{\"value\":null,\"unit\":\"ratio\",\"source\":\"dcgm\",\"status\":-4}"),
+            std::string::npos) << dev0;
+  EXPECT_NE(out.find("\"dcgm_status\":\"DCGM host engine at 127.0.0.1:5555"), std::string::npos);
+  // MIG: no GPU-Util (null, NOT_SUPPORTED), said per instance; two instances with memory.
+  EXPECT_NE(dev1.find("\"gpu_util\":{\"value\":null,\"unit\":\"ratio\",\"source\":null,\"status\":3}"),
+            std::string::npos) << dev1;
+  EXPECT_NE(dev1.find("\"gpu_util_per_instance\":\"n/a: NVML gives no GPU-Util per MIG instance\""),
+            std::string::npos) << dev1;
+  EXPECT_NE(dev1.find("\"gpu_instance_id\":1,\"compute_instance_id\":0,\"gpu_util\":null,"
+                      "\"mem_used_bytes\":5000000000,\"mem_total_bytes\":20000000000,\"sm_active\":0.4,"),
+            std::string::npos) << dev1;
+  EXPECT_NE(dev1.find("\"gpu_instance_id\":2,"), std::string::npos) << dev1;
+  EXPECT_NE(dev1.find("\"real_source\":\"nvml gpm\""), std::string::npos) << dev1;
+  // No NVLink: null with NOT_SUPPORTED, no links; never 0.
+  EXPECT_NE(dev2.find("\"nvlink_tx\":{\"value\":null,\"unit\":\"bytes/s\",\"source\":null,\"status\":3}"),
+            std::string::npos) << dev2;
+  EXPECT_NE(dev2.find("\"nvlink_count\":null,\"nvlinks\":[]"), std::string::npos) << dev2;
+  // The terminal view names the sources and the MIG limitation.
+  ASSERT_EQ(RunGpuwhy({"watch", "--once", "--no-color"}, FakeEnvDcgm(scen, dscen), "watch_nvmig_text"), 0);
+  std::string text = ReadAll(TempDir() + "/watch_nvmig_text.out");
+  EXPECT_NE(text.find("(real: DCGM)"), std::string::npos) << text;
+  EXPECT_NE(text.find("[DCGM]"), std::string::npos) << text;
+  EXPECT_NE(text.find("(real: NVML GPM)  MIG on: GPU-Util n/a per instance"), std::string::npos) << text;
+  EXPECT_NE(text.find("MIG GI 2 CI 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("(12 links)"), std::string::npos) << text;
+}
+
+TEST(Watch, DcgmAbsentIsSaidOnceAndWatchGoesOn) {
+  std::string scen = WriteFile("nodcgm.txt", kTwoGpus);  // GPU 1 has no GPM
+  ASSERT_EQ(RunGpuwhy({"watch", "--json", "--interval", "100", "--iterations", "3"}, FakeEnv(scen),
+                      "watch_nodcgm"), 0);
+  std::string err = ReadAll(TempDir() + "/watch_nodcgm.err");
+  size_t first = err.find("DCGM not used");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("DCGM not used", first + 1), std::string::npos) << err;  // once
+  EXPECT_NE(err.find("libdcgm not found"), std::string::npos) << err;
+  std::string out = ReadAll(TempDir() + "/watch_nodcgm.out");
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3) << out;
+  // The host engine is absent (library present): also said, also no failure.
+  std::string dscen = WriteFile("nohe.txt", "connect_error -21\n");
+  ASSERT_EQ(RunGpuwhy({"watch", "--once", "--json"}, FakeEnvDcgm(scen, dscen), "watch_nohe"), 0);
+  EXPECT_NE(ReadAll(TempDir() + "/watch_nohe.err").find("no DCGM host engine at 127.0.0.1"),
+            std::string::npos);
+  // --no-dcgm: not tried, nothing said.
+  ASSERT_EQ(RunGpuwhy({"watch", "--once", "--json", "--no-dcgm"}, FakeEnv(scen), "watch_nodcgm2"), 0);
+  EXPECT_EQ(ReadAll(TempDir() + "/watch_nodcgm2.err").find("DCGM"), std::string::npos);
+}
+
 TEST(Watch, NoDriverSaysSo) {
   EXPECT_EQ(RunGpuwhy({"watch", "--once"}, {"GPUWHY_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"}, "nodrv"), 2);
   EXPECT_NE(ReadAll(TempDir() + "/nodrv.err").find("no NVIDIA driver found"), std::string::npos);
@@ -413,6 +520,62 @@ TEST(Record, ForwardsExitCodeAndMarksTheCommandsProcesses) {
   EXPECT_TRUE(fine);
   // The analysis was printed after the command ended.
   EXPECT_NE(ReadAll(TempDir() + "/exit3.out").find("gpuwhy-recording"), std::string::npos);
+}
+
+TEST(Record, NvlinkDcgmAndMigRoundTrip) {
+  std::string scen = WriteFile("rec_nvmig.txt", kNvlinkMig);
+  std::string dscen = WriteFile("rec_nvmig_dcgm.txt", kDcgmValues);
+  std::string out = TempDir() + "/nvmig.gwrec";
+  EXPECT_EQ(RunGpuwhy({"record", "-o", out, "--interval", "100", "--no-report", "--", "sleep", "1.5"},
+                      FakeEnvDcgm(scen, dscen), "rec_nvmig"), 0);
+  auto rec = Load(out);
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_EQ(rec->version_minor, gpuwhy::wire::kRecordingVersionMinor);
+  EXPECT_EQ(rec->unknown_frames, 0u);
+  bool nv = false, dcgm = false;
+  for (const auto& s : rec->series) {
+    if (s.device == 0 && s.name == "nvlink_tx" && s.source == "nvml fields") {
+      for (double v : s.value) {
+        if (!std::isnan(v)) {
+          nv = true;
+          EXPECT_NEAR(v, 12 * 100000 * 1024.0, 12 * 100000 * 1024.0 * 0.01);
+        }
+      }
+    }
+    if (s.device == 0 && s.name == "sm_active" && s.source == "dcgm") {
+      dcgm = true;
+      ASSERT_FALSE(s.value.empty());
+      EXPECT_DOUBLE_EQ(s.value.back(), 0.42);
+    }
+  }
+  EXPECT_TRUE(nv);
+  EXPECT_TRUE(dcgm);
+  ASSERT_FALSE(rec->links.empty());
+  EXPECT_EQ(rec->links[0].links.size(), 12u);
+  ASSERT_FALSE(rec->mig.empty());
+  ASSERT_EQ(rec->mig[0].instances.size(), 2u);
+  EXPECT_EQ(rec->mig[0].instances[1].gpu_instance_id, 2);
+  EXPECT_DOUBLE_EQ(rec->mig[0].instances[0].figures[0].value, 5e9);  // mem_used
+  bool note = false;
+  for (const auto& e : rec->events) {
+    note = note || (e.kind == static_cast<uint16_t>(gpuwhy::wire::EventKind::kNote) &&
+                    e.text.find("DCGM host engine at 127.0.0.1") != std::string::npos);
+  }
+  EXPECT_TRUE(note);
+  // analyze sees NVLink as a counter series in bytes/s, and DCGM as the SM-active source.
+  auto trace = gpuwhy::import::ImportFile(out);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const gpuwhy::model::CounterSeries* tx = nullptr;
+  const gpuwhy::model::CounterSeries* sm = nullptr;
+  for (const auto& c : trace->counters) {
+    if (c.device_id == 0 && c.kind == gpuwhy::model::CounterKind::kNvlinkTxBytesPerS) tx = &c;
+    if (c.device_id == 0 && c.kind == gpuwhy::model::CounterKind::kSmActive) sm = &c;
+  }
+  ASSERT_NE(tx, nullptr);
+  EXPECT_EQ(trace->Str(tx->source), "nvml fields");
+  EXPECT_EQ(tx->period_ns, 100 * gpuwhy::kNsPerMs);
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(trace->Str(sm->source), "dcgm");
 }
 
 TEST(Record, KilledBySignalGives128PlusN) {

@@ -240,7 +240,7 @@ Result<Recording> ReadRecording(InputStream& in) {
       }
       case RecFrame::kSamples: {
         uint32_t n = d.Get<uint32_t>();
-        if (!d.ok() || static_cast<uint64_t>(n) * 24 > payload.size()) {
+        if (!d.ok() || static_cast<uint64_t>(n) * wire::kSampleRecordBytes > payload.size()) {
           return Malformed(in, "samples", off);
         }
         for (uint32_t i = 0; i < n; ++i) {
@@ -293,6 +293,53 @@ Result<Recording> ReadRecording(InputStream& in) {
         e.text = d.Str();
         if (!d.ok()) return Malformed(in, "event", off);
         rec.events.push_back(std::move(e));
+        break;
+      }
+      case RecFrame::kLinks: {
+        RecLinks l;
+        l.device = d.Get<int32_t>();
+        l.ts_ns = d.Get<int64_t>();
+        uint32_t n = d.Get<uint32_t>();
+        if (!d.ok() || static_cast<uint64_t>(n) * 28 > payload.size()) return Malformed(in, "links", off);
+        auto fig = [&]() {
+          RecFigure f;
+          f.status = d.Get<int32_t>();
+          double v = d.Get<double>();
+          f.value = f.status == 0 ? v : kMissingF64;
+          return f;
+        };
+        for (uint32_t i = 0; i < n && d.ok(); ++i) {
+          RecLinks::Link k;
+          k.link = d.Get<int32_t>();
+          k.tx = fig();
+          k.rx = fig();
+          l.links.push_back(k);
+        }
+        if (!d.ok()) return Malformed(in, "links", off);
+        rec.links.push_back(std::move(l));
+        break;
+      }
+      case RecFrame::kMig: {
+        RecMig m;
+        m.device = d.Get<int32_t>();
+        m.ts_ns = d.Get<int64_t>();
+        uint32_t n = d.Get<uint32_t>();
+        if (!d.ok() || static_cast<uint64_t>(n) * 16 > payload.size()) return Malformed(in, "mig", off);
+        for (uint32_t i = 0; i < n && d.ok(); ++i) {
+          RecMig::Instance x;
+          x.index = d.Get<int32_t>();
+          x.gpu_instance_id = d.Get<int32_t>();
+          x.compute_instance_id = d.Get<int32_t>();
+          x.uuid = d.Str();
+          for (RecFigure& f : x.figures) {
+            f.status = d.Get<int32_t>();
+            double v = d.Get<double>();
+            f.value = f.status == 0 ? v : kMissingF64;
+          }
+          m.instances.push_back(std::move(x));
+        }
+        if (!d.ok()) return Malformed(in, "mig", off);
+        rec.mig.push_back(std::move(m));
         break;
       }
       case RecFrame::kEnd: {

@@ -1,7 +1,7 @@
 // Recording reader: decodes a gpuwhy recording (docs/recording-format.md) into
 // plain structs. The writer is record/format/recording_writer; the import
-// layer may not include record/, so the wire constants are mirrored here and
-// tests/record keeps the two in step with writer -> reader round trips.
+// layer may not include record/, so both take the wire constants from
+// base/recording_wire.h; tests/record round-trips writer -> reader.
 //
 // Contract: ReadRecording() returns every frame before the first torn one. A
 // torn tail (a frame cut short by EOF, a bad CRC on the very last frame, or a
@@ -15,24 +15,20 @@
 #include <vector>
 
 #include "base/input_stream.h"
+#include "base/recording_wire.h"
 #include "base/status.h"
 #include "base/units.h"
 
 namespace gpuwhy::import {
 
-inline constexpr char kRecordingMagic[8] = {'\x89', 'G', 'W', 'R', 'E', 'C', '\r', '\n'};
-inline constexpr uint16_t kRecordingVersionMajor = 1;
-inline constexpr size_t kRecordingHeaderBytes = 16;
-inline constexpr size_t kFrameHeaderBytes = 12;
-inline constexpr uint32_t kMaxFrameBytes = 64u << 20;
-
-// Frame types and event kinds (values fixed by the format).
-enum class RecFrame : uint16_t {
-  kRun = 1, kDevice = 2, kSeries = 3, kSamples = 4, kProcesses = 5, kEvent = 6, kEnd = 7,
-};
-enum class RecEventKind : uint16_t {
-  kCommandStarted = 1, kCommandExited = 2, kDeviceLost = 3, kNote = 4, kDeviceUsed = 5,
-};
+// Wire constants: one definition in base/recording_wire.h, shared with the writer.
+inline constexpr const char (&kRecordingMagic)[8] = wire::kRecordingMagic;
+inline constexpr uint16_t kRecordingVersionMajor = wire::kRecordingVersionMajor;
+inline constexpr size_t kRecordingHeaderBytes = wire::kRecordingHeaderBytes;
+inline constexpr size_t kFrameHeaderBytes = wire::kFrameHeaderBytes;
+inline constexpr uint32_t kMaxFrameBytes = wire::kMaxFrameBytes;
+using RecFrame = wire::FrameType;
+using RecEventKind = wire::EventKind;
 
 struct RecRun {
   int64_t start_wall_ns = kMissingI64;
@@ -86,6 +82,34 @@ struct RecProcessList {
   std::vector<RecProcess> processes;
 };
 
+// RecFigure: one (status, value) pair; value is NaN where status != 0.
+struct RecFigure {
+  int32_t status = -1;
+  double value = kMissingF64;
+};
+// RecLinks: per-link NVLink throughput of one device at one time (1.1+).
+struct RecLinks {
+  int32_t device = kMissingI32;
+  int64_t ts_ns = kMissingI64;
+  struct Link {
+    int32_t link = kMissingI32;
+    RecFigure tx, rx;  // bytes/s
+  };
+  std::vector<Link> links;
+};
+// RecMig: the MIG instances of one device at one time (1.1+).
+struct RecMig {
+  int32_t device = kMissingI32;
+  int64_t ts_ns = kMissingI64;
+  struct Instance {
+    int32_t index = kMissingI32, gpu_instance_id = kMissingI32, compute_instance_id = kMissingI32;
+    std::string uuid;
+    // figures: mem_used, mem_total (bytes), sm_active, sm_occupancy, tensor_active, dram_active.
+    RecFigure figures[wire::kMigFigures];
+  };
+  std::vector<Instance> instances;
+};
+
 struct RecEvent {
   int64_t ts_ns = kMissingI64;
   uint16_t kind = 0;
@@ -102,6 +126,8 @@ struct Recording {
   std::vector<RecSeries> series;  // index == series id
   std::vector<RecProcessList> process_lists;
   std::vector<RecEvent> events;
+  std::vector<RecLinks> links;  // 1.1+: per-link NVLink frames
+  std::vector<RecMig> mig;      // 1.1+: MIG frames
   bool has_end = false;
   int64_t end_ts_ns = kMissingI64;
   int32_t exit_code = kMissingI32;

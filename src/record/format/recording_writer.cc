@@ -173,6 +173,39 @@ void RecordingWriter::WriteSnapshot(const Snapshot& snap) {
       if (last_ts_[id] == r.ts_ns) continue;  // carried, not new
       add(id, r.status, r.ts_ns, r.valid() ? r.value : kMissingF64);
     }
+    // Per-link NVLink and MIG figures change slowly relative to their size:
+    // written on the slow cadence only.
+    auto due = [&](std::map<int32_t, int64_t>& last) {
+      auto it = last.find(d.index);
+      if (it != last.end() && snap.ts_ns - it->second < slow_period_ns_) return false;
+      last[d.index] = snap.ts_ns;
+      return true;
+    };
+    auto reading = [](Enc& e, const Reading& r) {
+      e.Put<int32_t>(r.status).Put<double>(r.valid() ? r.value : kMissingF64);
+    };
+    if (!d.nvlinks.empty() && due(last_links_ns_)) {
+      Enc l;
+      l.Put(d.index).Put(snap.ts_ns).Put<uint32_t>(static_cast<uint32_t>(d.nvlinks.size()));
+      for (const LinkReading& lr : d.nvlinks) {
+        l.Put(lr.link);
+        reading(l, lr.tx);
+        reading(l, lr.rx);
+      }
+      Frame(FrameType::kLinks, l.str());
+    }
+    if (!d.mig.empty() && due(last_mig_ns_)) {
+      Enc m;
+      m.Put(d.index).Put(snap.ts_ns).Put<uint32_t>(static_cast<uint32_t>(d.mig.size()));
+      for (const MigReading& mr : d.mig) {
+        m.Put(mr.index).Put(mr.gpu_instance_id).Put(mr.compute_instance_id).Str(mr.uuid);
+        for (const Reading* r : {&mr.mem_used, &mr.mem_total, &mr.sm_active, &mr.sm_occupancy,
+                                 &mr.tensor_active, &mr.dram_active}) {
+          reading(m, *r);
+        }
+      }
+      Frame(FrameType::kMig, m.str());
+    }
     if (d.processes_read) {
       Enc p;
       p.Put(d.index).Put(snap.ts_ns).Put(d.process_status);

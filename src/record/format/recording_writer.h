@@ -7,8 +7,8 @@
 // length-prefixed and CRC-checked, so after a SIGKILL the file is readable up
 // to the last Flush(); the caller flushes at least once a second.
 // The reader lives in import/recording (the import layer may not include
-// record/); the wire constants below are mirrored there and kept in step by
-// tests/record (writer -> importer round trips).
+// record/); both take the wire constants from base/recording_wire.h, and
+// tests/record round-trips writer -> importer.
 #pragma once
 
 #include <cstdint>
@@ -18,25 +18,18 @@
 #include <tuple>
 #include <vector>
 
+#include "base/recording_wire.h"
 #include "base/status.h"
 #include "record/snapshot.h"
 
 namespace gpuwhy::record {
 
-// Wire constants (mirrored in import/recording/recording_reader.h).
-inline constexpr char kRecordingMagic[8] = {'\x89', 'G', 'W', 'R', 'E', 'C', '\r', '\n'};
-inline constexpr uint16_t kRecordingVersionMajor = 1;
-inline constexpr uint16_t kRecordingVersionMinor = 0;
-enum class FrameType : uint16_t {
-  kRun = 1, kDevice = 2, kSeries = 3, kSamples = 4, kProcesses = 5, kEvent = 6, kEnd = 7,
-};
-enum class EventKind : uint16_t {
-  kCommandStarted = 1,  // code = child pid
-  kCommandExited = 2,   // code = exit code (128+signal when killed)
-  kDeviceLost = 3,      // device = index, text = NVML's reason
-  kNote = 4,            // text = a message for the report ("nothing was sampled: ...")
-  kDeviceUsed = 5,      // device = index first seen running the command's processes
-};
+// Wire constants: one definition in base/recording_wire.h, shared with the reader.
+inline constexpr const char (&kRecordingMagic)[8] = wire::kRecordingMagic;
+inline constexpr uint16_t kRecordingVersionMajor = wire::kRecordingVersionMajor;
+inline constexpr uint16_t kRecordingVersionMinor = wire::kRecordingVersionMinor;
+using FrameType = wire::FrameType;
+using EventKind = wire::EventKind;
 
 // RunInfo: the run's identity (first frame after the header).
 struct RunInfo {
@@ -70,7 +63,8 @@ class RecordingWriter {
   void WriteRun(const RunInfo& run);
   void WriteDevices(const SystemInfo& system);
   // WriteSnapshot: new readings (each series' value only when its time moved),
-  // driver-buffer samples, process lists when read, and device-lost events.
+  // driver-buffer samples, process lists when read, device-lost events, and
+  // per-link NVLink / MIG frames (at most once per slow period per device).
   void WriteSnapshot(const Snapshot& snap);
   void WriteEvent(int64_t ts_ns, EventKind kind, int32_t device, int64_t code,
                   const std::string& text);
@@ -96,6 +90,8 @@ class RecordingWriter {
   std::map<std::tuple<int32_t, uint8_t, uint8_t>, uint16_t> series_;
   std::vector<int64_t> last_ts_;  // by series id
   std::map<int32_t, int64_t> util_period_ns_;  // device -> driver sample period
+  std::map<int32_t, int64_t> last_links_ns_;   // device -> last links frame
+  std::map<int32_t, int64_t> last_mig_ns_;     // device -> last mig frame
   uint64_t bytes_written_ = 0;
   uint64_t samples_written_ = 0;
   bool closed_ = false;
