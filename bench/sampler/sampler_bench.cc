@@ -2,7 +2,9 @@
 // with 8 GPUs against the fake NVML, as a share of one core, next to a
 // baseline of the same loop without NVML calls, both measured in this run.
 //
-// usage: sampler_bench [SECONDS_PER_PHASE=10] [INTERVAL_MS=100] [GPUS=8]
+// usage: sampler_bench [SECONDS_PER_PHASE=10] [INTERVAL_MS=100] [GPUS=8] [NVLINKS=18] [REAL=gpm|dcgm]
+// NVLINKS: links per GPU read through NVML field values each tick (0: none).
+// REAL=dcgm: GPUs without GPM, real figures from the fake DCGM host engine.
 // Caveat: the fake NVML answers from memory; a real driver spends more per
 // call (ioctls), so this measures gpuwhy's own cost, not the driver's.
 #include <sys/resource.h>
@@ -59,6 +61,8 @@ int main(int argc, char** argv) {
   double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
   int interval_ms = argc > 2 ? std::atoi(argv[2]) : 100;
   int gpus = argc > 3 ? std::atoi(argv[3]) : 8;
+  int nvlinks = argc > 4 ? std::atoi(argv[4]) : 18;
+  bool dcgm = argc > 5 && std::string(argv[5]) == "dcgm";
   std::string dir = "/tmp/gpuwhy_sampler_bench_" + std::to_string(getpid());
   std::string scen = dir + ".scenario";
   {
@@ -67,9 +71,20 @@ int main(int argc, char** argv) {
     for (int i = 0; i < gpus; ++i) {
       f << "metric " << i << " gpu_util square 0 100 300 0.6\n"
         << "metric " << i << " sm_active constant 40\n"
-        << "process " << i << " pid " << 10000 + i << " name worker mem 1000000000 util 50\n";
+        << "process " << i << " pid " << 10000 + i << " name worker mem 1000000000 util 50\n"
+        << "nvlinks " << i << " " << nvlinks << "\n"
+        << "metric " << i << " nvlink_tx_kibps constant 100000\n";
+      if (dcgm) f << "gpm " << i << " 0\n";
     }
   }
+  std::string dscen = dir + ".dcgm";
+  {
+    std::ofstream f(dscen);
+    f << "gpus " << gpus << "\n";
+    for (int i = 0; i < gpus; ++i) f << "value " << i << " 1002 0.4\nvalue " << i << " 1003 0.2\n";
+  }
+  setenv("GPUWHY_DCGM_LIBRARY", dcgm ? GPUWHY_FAKE_DCGM : "/nonexistent/libdcgm.so.4", 1);
+  setenv("GPUWHY_FAKE_DCGM_SCENARIO", dscen.c_str(), 1);
   setenv("GPUWHY_NVML_LIBRARY", GPUWHY_FAKE_NVML, 1);
   setenv("GPUWHY_FAKE_NVML_SCENARIO", scen.c_str(), 1);
   auto lib = record::nvml::NvmlLibrary::Load();
@@ -98,8 +113,10 @@ int main(int argc, char** argv) {
   });
   uint64_t calls = sampler.value()->calls() - calls0;
   (void)writer.value()->Close(record::WallNowNs(), 0);
-  std::printf("sampler_bench: %d GPUs, %d ms interval, %.1f s per phase (fake NVML)\n", gpus,
-              interval_ms, seconds);
+  std::printf("sampler_bench: %d GPUs, %d ms interval, %.1f s per phase, %d NVLinks/GPU, real=%s (fake NVML%s)\n",
+              gpus, interval_ms, seconds, nvlinks, dcgm ? "dcgm" : "gpm", dcgm ? " + fake DCGM" : "");
+  std::printf("  %s\n", sampler.value()->system()->dcgm_status.empty() ? "DCGM not needed (GPM on every GPU)"
+                                                                    : sampler.value()->system()->dcgm_status.c_str());
   std::printf("  baseline (loop, no NVML): %6.3f%% of one core  (%.4f s CPU / %.2f s wall, %llu ticks)\n",
               100 * base.share(), base.cpu_s, base.wall_s, static_cast<unsigned long long>(base.ticks));
   std::printf("  sampler + recording:      %6.3f%% of one core  (%.4f s CPU / %.2f s wall, %llu ticks, %llu NVML calls)\n",
@@ -112,5 +129,6 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(writer.value()->samples_written()));
   std::remove(out.c_str());
   std::remove(scen.c_str());
+  std::remove(dscen.c_str());
   return 0;
 }

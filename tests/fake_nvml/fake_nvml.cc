@@ -53,7 +53,7 @@ struct Pattern {
   }
   // Mean over [a, b] (for GPM, which averages between two samples).
   double Mean(double a, double b) const {
-    if (b <= a) return At(a);
+    if (b <= a || kind == kConstant) return At(a);
     double sum = 0;
     const int n = 64;
     for (int i = 0; i < n; ++i) sum += At(a + (b - a) * (i + 0.5) / n);
