@@ -1,10 +1,16 @@
 // make_big_nsys OUT.sqlite [KERNELS=5000000] [--no-runtime]
+// make_big_nsys --fuzz-seeds DIR
 //
 // Writes a synthetic Nsight-Systems-like SQLite export: StringIds (64 kernel
 // names + runtime API names), META_DATA_EXPORT, TARGET_INFO_GPU, PROCESSES,
 // CUPTI_ACTIVITY_KIND_KERNEL with KERNELS rows (2024.2 column set) and one
 // cudaLaunchKernel runtime row per kernel. Deterministic (fixed LCG). Write it
 // under /tmp or a build folder, never into the repository.
+//
+// --fuzz-seeds DIR writes the small seed exports of fuzz/nsys/corpus (512-byte
+// pages so each is a few KiB): every table the importer reads; a 2022-style
+// export (EXPORT_META_DATA, GENERIC_EVENTS JSON, invalid UTF-8, NULL starts);
+// and a foreign (non-nsys) database.
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -24,11 +30,121 @@ bool Exec(sqlite3* db, const char* sql) {
   return true;
 }
 
+// Seeds: name and SQL of each fuzz seed (synthetic values, nsys column names).
+constexpr const char* kSeedFull = R"SQL(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'void gemm<float>(float*)'), (2, 'gemm'),
+  (3, 'cudaLaunchKernel_v7000'), (4, 'cuLaunchKernel'), (5, 'step'), (6, 'NCCL'),
+  (7, 'pthread_cond_wait'), (8, 'CUDA profiling data flush overhead'), (9, 'main');
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '');
+CREATE TABLE TARGET_INFO_GPU (id INT, cuDevice INT, name TEXT, uuid TEXT, smCount INT,
+  computeMajor INT, computeMinor INT, totalMemory INT, threadsPerWarp INT, maxWarpsPerSm INT,
+  busLocation TEXT);
+INSERT INTO TARGET_INFO_GPU VALUES (3, 1, 'NVIDIA A100', 'GPU-x', 108, 8, 0, 85899345920, 32, 64,
+  '0000:82:00.0');
+CREATE TABLE PROCESSES (globalPid INT, pid INT, name TEXT);
+INSERT INTO PROCESSES VALUES (72057594037927936 + 4242 * 16777216, 4242, 'python');
+CREATE TABLE ThreadNames (nameId INT, priority INT, globalTid INT);
+INSERT INTO ThreadNames VALUES (9, 0, 72057594037927936 + 4242 * 16777216 + 4243);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL, deviceId INT,
+  contextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT,
+  gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT,
+  staticSharedMemory INT, dynamicSharedMemory INT, graphId INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (2000, 3000, 1, 1, 7, 11, 72057594037927936 + 4242 * 16777216, 1, 2, 4, 1, 1, 256, 1, 1, 64,
+   1024, 2048, NULL),
+  (1000, 900, 1, 1, 7, 10, 72057594037927936 + 4242 * 16777216, NULL, 2, 1, 1, 1, 32, 1, 1, 16,
+   0, 0, 5);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, eventClass INT, globalTid INT,
+  correlationId INT, nameId INT, returnValue INT, callchainId INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (900, 950, 0, 72057594037927936 + 4242 * 16777216 + 4243, 10, 3, 0, 0),
+  (1900, 1950, 1, 72057594037927936 + 4242 * 16777216 + 4243, 11, 4, 0, 0),
+  (1960, 1970, 7, 72057594037927936 + 4242 * 16777216 + 4243, 12, 3, 0, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, contextId INT,
+  streamId INT, correlationId INT, globalPid INT, bytes INT, copyKind INT, srcKind INT,
+  dstKind INT, srcDeviceId INT, dstDeviceId INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10, 20, 1, 1, 7, 1, 0, 4096, 1, 0, 2, NULL, NULL),
+  (50, 60, 1, 1, 7, 3, 0, 1, 12, 9, 9, 0, 0);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, end INT, deviceId INT, contextId INT,
+  streamId INT, correlationId INT, globalPid INT, value INT, bytes INT, memKind INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (70, 80, 1, 1, 7, 4, 0, 0, 64, 4);
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INT, end INT, deviceId INT,
+  contextId INT, streamId INT, correlationId INT, globalPid INT, syncType INT, eventId INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (3000, 3500, 1, 1, -1, 20, 0, 4, NULL);
+CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, rangeId INT, category INT,
+  color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);
+INSERT INTO NVTX_EVENTS VALUES (100, 200, 59, NULL, NULL, NULL, NULL, 16777216 * 5 + 6, NULL, 5, 0),
+  (300, 400, 60, NULL, NULL, NULL, 'ncclAllReduce', 16777216 * 5 + 6, NULL, NULL, 2),
+  (500, NULL, 34, NULL, NULL, NULL, 'mark', 16777216 * 5 + 6, NULL, NULL, 0),
+  (0, NULL, 75, NULL, NULL, NULL, NULL, 16777216 * 5 + 6, NULL, 6, 2);
+CREATE TABLE OSRT_API (start INT, end INT, eventClass INT, globalTid INT, nameId INT);
+INSERT INTO OSRT_API VALUES (10, 5000, 27, 72057594037927936 + 4242 * 16777216 + 4243, 7);
+CREATE TABLE PROFILER_OVERHEAD (start INT, end INT, globalTid INT, nameId INT, returnValue INT);
+INSERT INTO PROFILER_OVERHEAD VALUES (4000, 4100, 72057594037927936 + 4242 * 16777216, 8, 0);
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INT, sourceId INT, typeName TEXT, metricId INT,
+  metricName TEXT);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (65539, 0, '', 0, 'SMs Active [Throughput %]'),
+  (65539, 0, '', 1, 'GPC Clock Frequency'), (65539, 0, '', 2, 'DRAM Read Bandwidth'),
+  (65539, 0, '', 3, 'DRAM Write Bandwidth');
+CREATE TABLE GPU_METRICS (timestamp INT, typeId INT, metricId INT, value INT);
+INSERT INTO GPU_METRICS VALUES (0, 65539, 0, 50), (100, 65539, 0, 100),
+  (0, 65539, 1, 1500000000), (100, 65539, 1, -1964454041),
+  (0, 65539, 2, 10), (100, 65539, 2, 20), (0, 65539, 3, 5), (100, 65539, 3, 5);
+)SQL";
+
+// 2022-style metrics (GENERIC_EVENTS JSON) and invalid UTF-8 in StringIds.
+constexpr const char* kSeedGeneric = R"SQL(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, CAST(X'6B65726E656CFF41' AS TEXT));
+CREATE TABLE EXPORT_META_DATA (name TEXT, value TEXT);
+INSERT INTO EXPORT_META_DATA VALUES ('EXPORT_SCHEMA_VERSION', '2.9.1');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, demangledName INT);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 1), (NULL, 5, 0, 1), (7, 9, 0, 99);
+CREATE TABLE GENERIC_EVENTS (rawTimestamp INT, timestamp INT, typeId INT, data TEXT);
+INSERT INTO GENERIC_EVENTS VALUES (0, 0, 1, '{"SM Active": "50", "GR Active": 70}'),
+  (100, 100, 1, '{"SM Active": "x", "Tensor Active": 3.5}'), (200, NULL, 1, '[1, 2');
+)SQL";
+
+constexpr const char* kSeedForeign = R"SQL(
+CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO users VALUES (1, 'a'), (2, 'b');
+)SQL";
+
+// WriteSeeds: one small export per seed under `dir`; false on any error.
+bool WriteSeeds(const std::string& dir) {
+  struct Seed {
+    const char* name;
+    const char* sql;
+  };
+  const Seed seeds[] = {{"full.sqlite", kSeedFull},
+                        {"generic_events.sqlite", kSeedGeneric},
+                        {"foreign.sqlite", kSeedForeign}};
+  for (const Seed& seed : seeds) {
+    std::string path = dir + "/" + seed.name;
+    std::remove(path.c_str());
+    sqlite3* db = nullptr;
+    bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+              Exec(db, "PRAGMA page_size=512; PRAGMA journal_mode=OFF;") && Exec(db, seed.sql) &&
+              Exec(db, "VACUUM;");
+    sqlite3_close(db);
+    if (!ok) return false;
+    std::printf("wrote %s\n", path.c_str());
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--fuzz-seeds") return WriteSeeds(argv[2]) ? 0 : 1;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: make_big_nsys OUT.sqlite [KERNELS]\n");
+    std::fprintf(stderr,
+                 "usage: make_big_nsys OUT.sqlite [KERNELS] [--no-runtime]\n"
+                 "       make_big_nsys --fuzz-seeds DIR\n");
     return 2;
   }
   const std::string out = argv[1];

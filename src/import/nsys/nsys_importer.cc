@@ -188,7 +188,7 @@ class Reader {
   }
   Status RowError(std::string_view table, uint64_t row) const {
     return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (table {}, row {})",
-                                    db_.path(), sqlite3_errmsg(db_.get()), table, row));
+                                    db_.path(), SqliteErrorText(db_.get()), table, row));
   }
   size_t RowEstimate(std::string_view table) const;
   StringId Str(int64_t nsys_id) const {
@@ -530,158 +530,140 @@ Status Reader::KernelsParallel(const std::string& cols, int64_t lo, int64_t hi) 
 Status Reader::Memcpys() {
   constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st,
-                   Select(kTable, {"start", "end", "deviceId", "streamId", "correlationId",
-                                   "globalPid", "bytes", "copyKind", "srcKind", "dstKind",
-                                   "srcDeviceId", "dstDeviceId"}));
   t_.memcpys.Reserve(RowEstimate(kTable));
-  int rc;
-  uint64_t row = 0;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    model::MemcpyRow r;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    if (r.end_ns < r.start_ns) {
-      t_.stats.Bump(ImportStat::negative_dur);
-      r.end_ns = r.start_ns;
-    }
-    r.device_id = st.I32(2);
-    r.stream_id = st.I64(3);
-    r.correlation_id = st.I64(4);
-    r.pid = PidOf(st.I64(5));
-    r.bytes = st.I64(6);
-    int64_t ck = st.I64(7), sk = st.I64(8), dk = st.I64(9);
-    r.copy_kind = CopyKindOf(ck);
-    r.src_kind = MemKindOf(sk);
-    r.dst_kind = MemKindOf(dk);
-    if (r.copy_kind == CopyKind::kUnknown || r.src_kind == MemoryKind::kUnknown ||
-        r.dst_kind == MemoryKind::kUnknown)
-      t_.stats.Bump(ImportStat::unknown_memcpy_kind);
-    r.src_device_id = st.I32(10);
-    r.dst_device_id = st.I32(11);
-    t_.memcpys.Append(r);
-  }
-  scan_.memcpy_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable,
+      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind",
+       "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        model::MemcpyRow r;
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        if (r.end_ns < r.start_ns) {
+          t_.stats.Bump(ImportStat::negative_dur);
+          r.end_ns = r.start_ns;
+        }
+        r.device_id = st.I32(2);
+        r.stream_id = st.I64(3);
+        r.correlation_id = st.I64(4);
+        r.pid = PidOf(st.I64(5));
+        r.bytes = st.I64(6);
+        int64_t ck = st.I64(7), sk = st.I64(8), dk = st.I64(9);
+        r.copy_kind = CopyKindOf(ck);
+        r.src_kind = MemKindOf(sk);
+        r.dst_kind = MemKindOf(dk);
+        if (r.copy_kind == CopyKind::kUnknown || r.src_kind == MemoryKind::kUnknown ||
+            r.dst_kind == MemoryKind::kUnknown)
+          t_.stats.Bump(ImportStat::unknown_memcpy_kind);
+        r.src_device_id = st.I32(10);
+        r.dst_device_id = st.I32(11);
+        t_.memcpys.Append(r);
+      },
+      &scan_.memcpy_rows);
 }
 
 Status Reader::Memsets() {
   constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_MEMSET";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "deviceId", "streamId",
-                                                  "correlationId", "globalPid", "bytes", "memKind"}));
-  int rc;
-  uint64_t row = 0;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    model::MemsetRow r;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    if (r.end_ns < r.start_ns) {
-      t_.stats.Bump(ImportStat::negative_dur);
-      r.end_ns = r.start_ns;
-    }
-    r.device_id = st.I32(2);
-    r.stream_id = st.I64(3);
-    r.correlation_id = st.I64(4);
-    r.pid = PidOf(st.I64(5));
-    r.bytes = st.I64(6);
-    r.dst_kind = MemKindOf(st.I64(7));
-    t_.memsets.Append(r);
-  }
-  scan_.memset_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable,
+      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "memKind"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        model::MemsetRow r;
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        if (r.end_ns < r.start_ns) {
+          t_.stats.Bump(ImportStat::negative_dur);
+          r.end_ns = r.start_ns;
+        }
+        r.device_id = st.I32(2);
+        r.stream_id = st.I64(3);
+        r.correlation_id = st.I64(4);
+        r.pid = PidOf(st.I64(5));
+        r.bytes = st.I64(6);
+        r.dst_kind = MemKindOf(st.I64(7));
+        t_.memsets.Append(r);
+      },
+      &scan_.memset_rows);
 }
 
 Status Reader::Runtime() {
   constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "eventClass", "globalTid",
-                                                  "correlationId", "nameId"}));
   t_.api_calls.Reserve(t_.api_calls.size() + RowEstimate(kTable));
-  int rc;
-  uint64_t row = 0;
   model::ApiRow r;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    if (r.end_ns < r.start_ns) {
-      t_.stats.Bump(ImportStat::negative_dur);
-      r.end_ns = r.start_ns;
-    }
-    int64_t cls = st.I64(2);
-    int64_t gtid = st.I64(3);
-    r.pid = PidOf(gtid);
-    r.tid = TidOf(gtid);
-    r.correlation_id = st.I64(4);
-    r.name = Str(st.I64(5));
-    if (cls == 0) {
-      r.kind = ApiKind::kRuntime;
-    } else if (cls == 1) {
-      r.kind = ApiKind::kDriver;
-    } else {
-      std::string_view n = t_.Str(r.name);
-      r.kind = n.substr(0, 4) == "cuda" ? ApiKind::kRuntime
-               : n.substr(0, 2) == "cu" ? ApiKind::kDriver
-                                        : ApiKind::kOther;
-    }
-    t_.api_calls.Append(r);
-  }
-  scan_.runtime_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable, {"start", "end", "eventClass", "globalTid", "correlationId", "nameId"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        if (r.end_ns < r.start_ns) {
+          t_.stats.Bump(ImportStat::negative_dur);
+          r.end_ns = r.start_ns;
+        }
+        int64_t cls = st.I64(2);
+        int64_t gtid = st.I64(3);
+        r.pid = PidOf(gtid);
+        r.tid = TidOf(gtid);
+        r.correlation_id = st.I64(4);
+        r.name = Str(st.I64(5));
+        if (cls == 0) {
+          r.kind = ApiKind::kRuntime;
+        } else if (cls == 1) {
+          r.kind = ApiKind::kDriver;
+        } else {
+          std::string_view n = t_.Str(r.name);
+          r.kind = n.substr(0, 4) == "cuda" ? ApiKind::kRuntime
+                   : n.substr(0, 2) == "cu" ? ApiKind::kDriver
+                                            : ApiKind::kOther;
+        }
+        t_.api_calls.Append(r);
+      },
+      &scan_.runtime_rows);
 }
 
 Status Reader::Syncs() {
   constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "deviceId", "streamId",
-                                                  "correlationId", "globalPid", "syncType",
-                                                  "eventId"}));
-  int rc;
-  uint64_t row = 0;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    model::SyncRow r;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    if (r.end_ns < r.start_ns) {
-      t_.stats.Bump(ImportStat::negative_dur);
-      r.end_ns = r.start_ns;
-    }
-    r.device_id = st.I32(2);
-    r.stream_id = st.I64(3);
-    r.correlation_id = st.I64(4);
-    r.pid = PidOf(st.I64(5));
-    r.kind = SyncKindOf(st.I64(6));
-    r.event_id = st.I64(7);
-    // Context synchronization has no stream (nsys writes the stream as NULL or -1).
-    if (r.kind == SyncKind::kContextSynchronize) r.stream_id = kMissingI64;
-    t_.syncs.Append(r);
-  }
-  scan_.sync_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable,
+      {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "syncType",
+       "eventId"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        model::SyncRow r;
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        if (r.end_ns < r.start_ns) {
+          t_.stats.Bump(ImportStat::negative_dur);
+          r.end_ns = r.start_ns;
+        }
+        r.device_id = st.I32(2);
+        r.stream_id = st.I64(3);
+        r.correlation_id = st.I64(4);
+        r.pid = PidOf(st.I64(5));
+        r.kind = SyncKindOf(st.I64(6));
+        r.event_id = st.I64(7);
+        // Context synchronization has no stream (nsys writes the stream as NULL or -1).
+        if (r.kind == SyncKind::kContextSynchronize) r.stream_id = kMissingI64;
+        t_.syncs.Append(r);
+      },
+      &scan_.sync_rows);
 }
 
 Status Reader::Nvtx() {
@@ -756,59 +738,51 @@ Status Reader::Nvtx() {
 Status Reader::Osrt() {
   constexpr std::string_view kTable = "OSRT_API";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "globalTid", "nameId"}));
-  int rc;
-  uint64_t row = 0;
   model::ApiRow r;
   r.kind = ApiKind::kOsRuntime;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    r.end_ns = std::max(r.start_ns, r.end_ns);
-    int64_t gtid = st.I64(2);
-    r.pid = PidOf(gtid);
-    r.tid = TidOf(gtid);
-    r.name = Str(st.I64(3));
-    t_.api_calls.Append(r);
-  }
-  scan_.osrt_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable, {"start", "end", "globalTid", "nameId"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        r.end_ns = std::max(r.start_ns, r.end_ns);
+        int64_t gtid = st.I64(2);
+        r.pid = PidOf(gtid);
+        r.tid = TidOf(gtid);
+        r.name = Str(st.I64(3));
+        t_.api_calls.Append(r);
+      },
+      &scan_.osrt_rows);
 }
 
 Status Reader::Overhead() {
   constexpr std::string_view kTable = "PROFILER_OVERHEAD";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  ASSIGN_OR_RETURN(SqliteStmt st, Select(kTable, {"start", "end", "globalTid", "nameId"}));
   StringId domain = t_.strings.Intern(kProfilerOverheadDomain);
-  int rc;
-  uint64_t row = 0;
-  while ((rc = st.Step()) == SQLITE_ROW) {
-    ++row;
-    model::RangeRow r;
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      continue;
-    }
-    r.end_ns = std::max(r.start_ns, r.end_ns);
-    int64_t gtid = st.I64(2);
-    r.pid = PidOf(gtid);
-    r.tid = TidOf(gtid);
-    r.name = Str(st.I64(3));
-    r.kind = RangeKind::kOther;
-    r.domain = domain;
-    t_.ranges.Append(r);
-  }
-  scan_.overhead_rows = row;
-  if (rc != SQLITE_DONE) return RowError(kTable, row);
-  return Status::Ok();
+  return Scan(
+      kTable, {"start", "end", "globalTid", "nameId"},
+      [&](const SqliteArgs& st) __attribute__((flatten)) {
+        model::RangeRow r;
+        r.start_ns = st.I64(0);
+        r.end_ns = st.I64(1);
+        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+          t_.stats.Bump(ImportStat::missing_ts);
+          return;
+        }
+        r.end_ns = std::max(r.start_ns, r.end_ns);
+        int64_t gtid = st.I64(2);
+        r.pid = PidOf(gtid);
+        r.tid = TidOf(gtid);
+        r.name = Str(st.I64(3));
+        r.kind = RangeKind::kOther;
+        r.domain = domain;
+        t_.ranges.Append(r);
+      },
+      &scan_.overhead_rows);
 }
 
 Status Reader::ProcessesAndThreads() {
@@ -1040,7 +1014,7 @@ Status Reader::Run() {
   if (!db_.HasTable("StringIds") || !meta) {
     std::string found;
     for (size_t i = 0; i < db_.Tables().size() && i < 8; ++i)
-      found += (i ? ", " : "") + db_.Tables()[i];
+      found += (i ? ", " : "") + OneLine(db_.Tables()[i], 64);
     if (db_.Tables().size() > 8) found += ", ...";
     return InvalidInput(fmt::format(
         "{}: SQLite database is not an Nsight Systems export (no StringIds / META_DATA_EXPORT "

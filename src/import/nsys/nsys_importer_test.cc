@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "import/nsys/sqlite_db.h"
 #include "import/registry.h"
 
 namespace gpuwhy::import {
@@ -468,6 +469,25 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, deman
   Result<model::Trace> r = ImportFile(empty_db);
   ASSERT_FALSE(r.ok());
   ExpectOneLineError(r.status(), empty_db, "tables found: none");
+}
+
+// Found by nsys_importer_fuzzer: SQLite's "malformed database schema" message
+// quotes the schema SQL, newlines included; the Status must stay one line.
+TEST_F(NsysImporterTest, MalformedSchemaMessageStaysOnOneLine) {
+  std::string path = Write("schema.sqlite", std::string(kBaseSchema) +
+                                                "CREATE TABLE NVTX_EVENTS (start INT,\n end INT);");
+  std::string bytes = Bytes(path);
+  // Break the stored CREATE statement after its newline (sqlite_master is on page 1).
+  size_t at = bytes.find("CREATE TABLE NVTX_EVENTS (start INT,\n end");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + std::strlen("CREATE TABLE NVTX_EVENTS (start INT,\n ")] = '`';
+  std::string bad = WriteBytes("bad_schema.sqlite", bytes);
+  model::Trace t;
+  ExpectOneLineError(ReadNsysSqlite(bad, t), bad, "malformed database schema");
+  model::Trace t2;
+  ExpectOneLineError(ReadNsysSqliteImage(bytes, "memory:bad", t2), "memory:bad", "malformed");
+  EXPECT_EQ(OneLine("a\nb\tc"), "a b c");
+  EXPECT_EQ(OneLine(std::string(300, 'x'), 10), std::string(10, 'x') + "...");
 }
 
 TEST_F(NsysImporterTest, QdrepGivesExportHint) {

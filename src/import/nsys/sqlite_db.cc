@@ -7,6 +7,17 @@
 
 namespace gpuwhy::import {
 
+std::string OneLine(std::string_view s, size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(s.size(), max_bytes) + 3);
+  for (char c : s.substr(0, max_bytes))
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) ? ' ' : c;
+  if (s.size() > max_bytes) out += "...";
+  return out;
+}
+
+std::string SqliteErrorText(sqlite3* db) { return OneLine(sqlite3_errmsg(db)); }
+
 std::string SqliteUri(const std::string& path) {
   std::string uri = "file:";
   for (char c : path) {
@@ -45,12 +56,12 @@ Status ReadTableList(sqlite3* db, const std::string& path, std::vector<std::stri
                               nullptr);
   if (rc != SQLITE_OK)
     return InvalidInput(
-        fmt::format("{}: not a valid SQLite database ({})", path, sqlite3_errmsg(db)));
+        fmt::format("{}: not a valid SQLite database ({})", path, SqliteErrorText(db)));
   SqliteStmt st(raw);
   while ((rc = st.Step()) == SQLITE_ROW) tables.emplace_back(st.Text(0));
   if (rc != SQLITE_DONE)
     return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (reading the table list)",
-                                    path, sqlite3_errmsg(db)));
+                                    path, SqliteErrorText(db)));
   return Status::Ok();
 }
 
@@ -62,7 +73,7 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
   int rc = sqlite3_open_v2(SqliteUri(path).c_str(), &db.db_,
                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    std::string msg = db.db_ ? sqlite3_errmsg(db.db_) : sqlite3_errstr(rc);
+    std::string msg = db.db_ ? SqliteErrorText(db.db_) : sqlite3_errstr(rc);
     return InvalidInput(fmt::format("{}: cannot open as SQLite: {}", path, msg));
   }
   RETURN_IF_ERROR(ReadTableList(db.db_, path, db.tables_));
@@ -87,7 +98,7 @@ Result<SqliteDb> SqliteDb::OpenImage(std::string_view bytes, const std::string& 
                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK)
     return InvalidInput(fmt::format("{}: cannot load the SQLite image: {}", name,
-                                    sqlite3_errmsg(db.db_)));
+                                    SqliteErrorText(db.db_)));
   RETURN_IF_ERROR(ReadTableList(db.db_, name, db.tables_));
   return db;
 }
@@ -96,8 +107,8 @@ Result<SqliteStmt> SqliteDb::Prepare(std::string_view sql) const {
   sqlite3_stmt* raw = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
   if (rc != SQLITE_OK)
-    return InvalidInput(fmt::format("{}: SQLite error {} preparing `{}`", path_, sqlite3_errmsg(db_),
-                                    sql.substr(0, 120)));
+    return InvalidInput(fmt::format("{}: SQLite error {} preparing `{}`", path_, SqliteErrorText(db_),
+                                    OneLine(sql, 120)));
   return SqliteStmt(raw);
 }
 
@@ -133,7 +144,7 @@ Status SqliteDb::RunScan(std::string_view args, std::string_view from, std::stri
       rc = stmt->Step();
       if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         st = InvalidInput(fmt::format("{}: corrupt SQLite database: {} (table {}, row {})", path_,
-                                      sqlite3_errmsg(db_), what,
+                                      SqliteErrorText(db_), what,
                                       *rows));
     }
   }
@@ -143,7 +154,7 @@ Status SqliteDb::RunScan(std::string_view args, std::string_view from, std::stri
 }
 
 Status SqliteDb::Error(std::string_view what) const {
-  return InvalidInput(fmt::format("{}: {}: {}", path_, what, sqlite3_errmsg(db_)));
+  return InvalidInput(fmt::format("{}: {}: {}", path_, what, SqliteErrorText(db_)));
 }
 
 }  // namespace gpuwhy::import

@@ -166,6 +166,14 @@ class SqliteDb {
   bool in_memory_ = false;
 };
 
+// OneLine: `s` with every control character (newline, tab, ...) turned into a
+// space and cut to `max_bytes` (with "..."), so text taken from a database
+// (SQLite's messages quote schema SQL) keeps an error message on one line.
+std::string OneLine(std::string_view s, size_t max_bytes = 240);
+
+// SqliteErrorText: OneLine(sqlite3_errmsg(db)).
+std::string SqliteErrorText(sqlite3* db);
+
 // SqliteUri: "file:" URI of `path` with `?immutable=1` (and %, ?, # escaped).
 std::string SqliteUri(const std::string& path);
 
