@@ -270,7 +270,7 @@ std::string Draw(const Snapshot& snap, const History& history, const ViewState& 
     lines.push_back(fmt::format("   surface GPU-Util  {}{}{} {}   mem-ctl {}", Color(gu.value, col),
                                 Bar(gu.valid() ? gu.value : kMissingF64, bar_w, view.ascii), reset,
                                 Pct(gu), Pct(d.at(Metric::kMemUtil))));
-    lines.push_back(fmt::format("   real    SM active {}{}{} {}   occupancy {}  tensor {}  DRAM {}  [{}]",
+    lines.push_back(fmt::format("   real    SM active {}{}{} {}   occ {}  tensor {}  DRAM {}  [{}]",
                                 Color(sm.value, col),
                                 Bar(sm.valid() ? sm.value : kMissingF64, bar_w, view.ascii), reset,
                                 Pct(sm), Pct(d.at(Metric::kSmOccupancy)),
