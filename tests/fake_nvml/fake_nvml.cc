@@ -89,6 +89,7 @@ struct FakeDevice {
   unsigned mig = 0;
   unsigned nvlinks = 0;                    // NVLink count (0: no NVLink, fields unsupported)
   std::vector<FakeMig> migs;               // MIG devices (with `mig DEV 1`)
+  bool nvlink5 = false;                    // Blackwell: per-link byte counters 202/204 only
   std::map<std::string, Pattern> metrics;  // name -> pattern
   std::set<std::string> unsupported;       // feature names returning NOT_SUPPORTED
   double lost_after_ms = -1;
@@ -206,6 +207,7 @@ void LoadScenario() {
     else if (key == "compute_mode") in >> d.compute_mode;
     else if (key == "mig") in >> d.mig;
     else if (key == "nvlinks") in >> d.nvlinks;
+    else if (key == "nvlink5") { int g = 0; in >> g; d.nvlink5 = g != 0; }
     else if (key == "mig_instance") {
       FakeMig m;
       in >> m.gi >> m.ci >> m.mem_total >> m.mem_used >> m.sm_active_pct;
@@ -804,9 +806,18 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetFieldValues(nvm
         v.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
         v.value.uiVal = d->nvlinks;
       }
+    } else if (v.fieldId == kNvmlFiNvlinkCountXmitBytes || v.fieldId == kNvmlFiNvlinkCountRcvBytes) {
+      if (!d->nvlink5 || v.scopeId >= d->nvlinks || d->unsupported.count("nvlink")) {
+        v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        continue;
+      }
+      bool tx = v.fieldId == kNvmlFiNvlinkCountXmitBytes;
+      auto it = d->metrics.find(tx ? "nvlink_tx_kibps" : "nvlink_rx_kibps");
+      double kib = it == d->metrics.end() ? 0.0 : it->second.Mean(0, t) * t / 1000.0;
+      v.value.ullVal = static_cast<unsigned long long>(kib * 1024.0);  // bytes
     } else if (nvlink_field) {
       bool total = v.scopeId == kNvmlScopeAllLinks;
-      if (d->nvlinks == 0 || d->unsupported.count("nvlink") ||
+      if (d->nvlinks == 0 || d->nvlink5 || d->unsupported.count("nvlink") ||
           (total && d->unsupported.count("nvlink_totals")) || (!total && v.scopeId >= d->nvlinks)) {
         v.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
         continue;

@@ -227,6 +227,9 @@ inline constexpr unsigned kNvmlFiNvlinkThroughputDataTx = 138;
 inline constexpr unsigned kNvmlFiNvlinkThroughputDataRx = 139;
 inline constexpr unsigned kNvmlFiNvlinkThroughputRawTx = 140;
 inline constexpr unsigned kNvmlFiNvlinkThroughputRawRx = 141;
+// NVLink5 (Blackwell): per-link cumulative byte counters (scopeId = link id).
+inline constexpr unsigned kNvmlFiNvlinkCountXmitBytes = 202;
+inline constexpr unsigned kNvmlFiNvlinkCountRcvBytes = 204;
 inline constexpr unsigned kNvmlScopeAllLinks = 0xFFFFFFFFu;
 inline constexpr unsigned kNvmlNvlinkMaxLinks = 36;  // NVML_NVLINK_MAX_LINKS
 

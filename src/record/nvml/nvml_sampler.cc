@@ -172,6 +172,9 @@ struct NvmlSampler::DeviceState {
   std::vector<unsigned long long> fv_prev;  // previous counter (KiB) per entry
   std::vector<long long> fv_prev_us;        // its timestamp (us); 0 = none yet
   std::vector<Reading> fv_rate;             // last rate per entry
+  size_t fv_link_base = 2;                  // index of the first per-link entry
+  double fv_unit_bytes = 1024.0;            // counter unit: KiB (138/139) or bytes (202/204)
+  bool fv_sum_links = false;                // totals = sum of the links (NVLink5 fields)
   // MIG devices (MIG mode on): memory per MIG handle, GPM per GPU instance.
   struct MigState {
     nvmlDevice_t handle = nullptr;
@@ -627,6 +630,47 @@ void NvmlSampler::ProbeNvlink(DeviceState& d, DeviceInfo& info, bool gpm) {
     kept.push_back(got[i + 1]);
     d.fv_links.push_back(static_cast<int32_t>(l));
   }
+  if (!d.fv_totals_ok && d.fv_links.empty() && links > 0) {
+    // Blackwell (NVLink5) answers per-link byte counters 202/204 instead.
+    std::vector<nvmlFieldValue_t> req5;
+    for (unsigned l = 0; l < links; ++l) {
+      nvmlFieldValue_t v{};
+      v.fieldId = kNvmlFiNvlinkCountXmitBytes;
+      v.scopeId = l;
+      req5.push_back(v);
+      v.fieldId = kNvmlFiNvlinkCountRcvBytes;
+      req5.push_back(v);
+    }
+    std::vector<nvmlFieldValue_t> got5 = req5;
+    r = f.DeviceGetFieldValues(d.handle, static_cast<int>(got5.size()), got5.data());
+    ++calls_;
+    if (CheckLost(d, r)) return;
+    if (r == NVML_SUCCESS) {
+      d.fv_req.clear();
+      kept.clear();
+      for (unsigned l = 0; l < links; ++l) {
+        size_t i = 2 * static_cast<size_t>(l);
+        if (IsPermanentlyUnsupported(got5[i].nvmlReturn) &&
+            IsPermanentlyUnsupported(got5[i + 1].nvmlReturn)) {
+          continue;
+        }
+        d.fv_req.push_back(req5[i]);
+        d.fv_req.push_back(req5[i + 1]);
+        kept.push_back(got5[i]);
+        kept.push_back(got5[i + 1]);
+        d.fv_links.push_back(static_cast<int32_t>(l));
+      }
+      if (!d.fv_links.empty()) {
+        d.fv_link_base = 0;
+        d.fv_unit_bytes = 1.0;
+        d.fv_sum_links = true;
+        if (!gpm) {
+          d.supported[tx] = d.supported[rx] = true;
+          d.probe_status[tx] = d.probe_status[rx] = kStatusOk;
+        }
+      }
+    }
+  }
   d.fv_ok = d.fv_totals_ok || !d.fv_links.empty();
   if (!d.fv_ok) return;
   d.fv_prev.assign(d.fv_req.size(), 0);
@@ -673,7 +717,7 @@ void NvmlSampler::ReadNvlink(DeviceState& d, const DeviceInfo& info, DeviceSnaps
       return d.fv_rate[i];
     }
     double secs = static_cast<double>(ts - prev_ts) / 1e6;
-    d.fv_rate[i] = Reading{static_cast<double>(c - prev) * 1024.0 / secs, kStatusOk,
+    d.fv_rate[i] = Reading{static_cast<double>(c - prev) * d.fv_unit_bytes / secs, kStatusOk,
                            Source::kNvmlFields, now_ns};
     return d.fv_rate[i];
   };
@@ -690,9 +734,28 @@ void NvmlSampler::ReadNvlink(DeviceState& d, const DeviceInfo& info, DeviceSnaps
   for (size_t k = 0; k < d.fv_links.size(); ++k) {
     LinkReading lr;
     lr.link = d.fv_links[k];
-    lr.tx = rate(2 + 2 * k);
-    lr.rx = rate(3 + 2 * k);
+    lr.tx = rate(d.fv_link_base + 2 * k);
+    lr.rx = rate(d.fv_link_base + 1 + 2 * k);
     out.nvlinks.push_back(lr);
+  }
+  if (d.fv_sum_links && !info.gpm_supported) {
+    // Totals from the links: valid only when every link has a rate this tick.
+    for (int dir = 0; dir < 2; ++dir) {
+      Metric m = dir == 0 ? Metric::kNvlinkTxBytesPerS : Metric::kNvlinkRxBytesPerS;
+      Reading sum{0.0, kStatusOk, Source::kNvmlFields, now_ns};
+      for (const LinkReading& lr : out.nvlinks) {
+        const Reading& x = dir == 0 ? lr.tx : lr.rx;
+        if (x.valid()) {
+          sum.value += x.value;
+          continue;
+        }
+        sum = Reading{kMissingF64, x.status, Source::kNvmlFields, now_ns};
+        break;
+      }
+      if (sum.status == kStatusNotSampled) continue;  // warm-up: the carried value stands
+      out.at(m) = sum;
+      d.carried[static_cast<size_t>(m)] = sum;
+    }
   }
 }
 

@@ -195,6 +195,31 @@ TEST(NvmlSampler, NvlinkFieldValuesDcgmAndMig) {
   std::remove(dscen.c_str());
 }
 
+TEST(NvmlSampler, Nvlink5PerLinkBytesGiveTheTotals) {
+  std::string scen = "/tmp/gpuwhy_sampler_test_nv5_" + std::to_string(getpid()) + ".txt";
+  std::ofstream(scen) << "devices 1\ngpm 0 0\nnvlinks 0 18\nnvlink5 0 1\n"
+                         "metric 0 nvlink_tx_kibps constant 1000\nmetric 0 nvlink_rx_kibps constant 3000\n";
+  setenv("GPUWHY_NVML_LIBRARY", GPUWHY_FAKE_NVML, 1);
+  setenv("GPUWHY_FAKE_NVML_SCENARIO", scen.c_str(), 1);
+  setenv("GPUWHY_DCGM_LIBRARY", "/nonexistent/libdcgm.so.4", 1);
+  auto lib = nvml::NvmlLibrary::Load();
+  ASSERT_TRUE(lib.ok());
+  auto s = NvmlSampler::Open(std::move(lib).value(), SamplerOptions{});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s.value()->system()->devices[0].supported[static_cast<size_t>(Metric::kNvlinkRxBytesPerS)]);
+  s.value()->Sample();
+  usleep(200 * 1000);
+  Snapshot b = s.value()->Sample();
+  const DeviceSnapshot& g = b.devices[0];
+  ASSERT_EQ(g.nvlinks.size(), 18u);
+  EXPECT_NEAR(g.nvlinks[17].rx.value, 3000 * 1024.0, 3000 * 1024.0 * 0.01);
+  const Reading& rx = g.at(Metric::kNvlinkRxBytesPerS);
+  ASSERT_TRUE(rx.valid()) << rx.status;
+  EXPECT_NEAR(rx.value, 18 * 3000 * 1024.0, 18 * 3000 * 1024.0 * 0.01);
+  EXPECT_NEAR(g.at(Metric::kNvlinkTxBytesPerS).value, 18 * 1000 * 1024.0, 18 * 1000 * 1024.0 * 0.01);
+  std::remove(scen.c_str());
+}
+
 TEST(NvmlSampler, DcgmHostEngineAbsentIsSaidAndSamplingGoesOn) {
   std::string scen = "/tmp/gpuwhy_sampler_test_nohe_" + std::to_string(getpid()) + ".txt";
   std::string dscen = "/tmp/gpuwhy_sampler_test_nohe_dcgm_" + std::to_string(getpid()) + ".txt";
