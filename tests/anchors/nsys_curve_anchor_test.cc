@@ -21,12 +21,13 @@ const analysis::DeviceUtilization* OnlyDevice(const analysis::UtilizationResult&
 
 void Print(const char* name, const analysis::DeviceUtilization& d) {
   const auto& f = d.verdict.features;
-  std::printf("%s: window %.1f ms, surface %.3f; verdict %s (%.2f) n=%d period %lld us "
-              "mean %.4f sd %.4f <10%% %.3f >90%% %.3f real %.4f; %s\n",
-              name, NsToMs(d.window_end_ns - d.window_start_ns), d.surface_ratio.value,
-              analysis::ToString(d.verdict.curve_class), d.verdict.confidence, f.sample_count,
-              static_cast<long long>(f.period_ns / 1000), f.mean_ratio, f.stddev_ratio,
-              f.share_below_10, f.share_above_90, f.real_util_ratio, d.verdict.reason.c_str());
+  std::printf(
+      "%s: window %.1f ms, surface %.3f; verdict %s (%.2f) n=%d period %lld us "
+      "mean %.4f sd %.4f <10%% %.3f >90%% %.3f real %.4f; %s\n",
+      name, NsToMs(d.window_end_ns - d.window_start_ns), d.surface_ratio.value,
+      analysis::ToString(d.verdict.curve_class), d.verdict.confidence, f.sample_count,
+      static_cast<long long>(f.period_ns / 1000), f.mean_ratio, f.stddev_ratio, f.share_below_10,
+      f.share_above_90, f.real_util_ratio, d.verdict.reason.c_str());
 }
 
 TEST(NsysCurveAnchorTest, TensorIteratorElementwiseIsPinnedHigh) {

@@ -70,7 +70,7 @@ TEST(HtaCompatTest, TemporalAndIdleBreakdownDropTheLastStep) {
 }
 
 TEST(HtaCompatTest, FractionalTimestampsCeilTheStartAndFloorTheEnd) {
-  Builder b;  // no steps: nothing is filtered
+  Builder b;                            // no steps: nothing is filtered
   b.Kernel(0, 10'400, 20'600, "gemm");  // -> [11, 20] µs
   b.Kernel(1, 20'700, 20'900, "gemm");  // crosses no integer µs: [21, 20], dur -1
   b.Kernel(2, 25'200, 40'000, "gemm");  // -> [26, 40]

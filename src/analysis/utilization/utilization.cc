@@ -247,8 +247,11 @@ double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t
   for (size_t i = 0; i < n; ++i) {
     if (!IsValid(s.value[i])) continue;
     int64_t end = s.ts_ns[i] + 1;
-    if (i + 1 < n) end = s.ts_ns[i + 1];
-    else if (n > 1) end = s.ts_ns[i] + (s.ts_ns[i] - s.ts_ns[i - 1]);
+    if (i + 1 < n) {
+      end = s.ts_ns[i + 1];
+    } else if (n > 1) {
+      end = s.ts_ns[i] + (s.ts_ns[i] - s.ts_ns[i - 1]);
+    }
     const int64_t lo = std::max(s.ts_ns[i], t0), hi = std::min(end, t1);
     if (hi <= lo) continue;
     wsum += static_cast<double>(hi - lo);
@@ -270,8 +273,8 @@ double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
           IsValid(TimeWeightedMean(s)))
         sm = &s;
     }
-    const double m = sm != nullptr ? TimeWeightedMeanOver(*sm, aw.start_ns, aw.end_ns)
-                                   : kMissingF64;
+    const double m =
+        sm != nullptr ? TimeWeightedMeanOver(*sm, aw.start_ns, aw.end_ns) : kMissingF64;
     return IsValid(m) ? m : du.real_ratio.value;
   }
   if (IsValid(du.sm_fill_ratio.value)) {
@@ -314,14 +317,14 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
     in.period_ns = nvml->period_ns;
     du.nvml_verdict = ClassifyCurve(in);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
+      // The mean of the samples the verdict saw (kernel-active window).
+      const double mean = IsValid(du.nvml_verdict.features.mean_ratio)
+                              ? du.nvml_verdict.features.mean_ratio
+                              : nvml->mean_ratio;
       du.aliasing_note =
           "at NVML's " + std::to_string(nvml->period_ns / kNsPerMs) +
           " ms period the curve reads " + ToString(du.nvml_verdict.curve_class) + " (mean " +
-          std::to_string(static_cast<int>(std::lround(
-              (IsValid(du.nvml_verdict.features.mean_ratio) ? du.nvml_verdict.features.mean_ratio
-                                                            : nvml->mean_ratio) *
-              100))) +
-          "%)";
+          std::to_string(static_cast<int>(std::lround(mean * 100))) + "%)";
       if (!du.nvml_verdict.aliasing_note.empty()) {
         du.aliasing_note += "; " + du.nvml_verdict.aliasing_note;
       }
@@ -473,9 +476,13 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
       UtilSeries cs;
       cs.label = "counter";
       cs.source = CounterSourceLabel(t, *util_counter);
+      // Untimed logs carry sample indexes: neither a period nor a start time.
       cs.period_ns = IsValid(util_counter->period_ns) ? util_counter->period_ns
+                     : util_counter->ts_are_indexes   ? kMissingI64
                                                       : MedianDelta(util_counter->ts_ns);
-      cs.start_ns = util_counter->ts_ns.empty() ? kMissingI64 : util_counter->ts_ns.front();
+      cs.start_ns = util_counter->ts_ns.empty() || util_counter->ts_are_indexes
+                        ? kMissingI64
+                        : util_counter->ts_ns.front();
       cs.util_ratio = util_counter->value;
       cs.mean_ratio = TimeWeightedMean(*util_counter);
       if (!has_kernels) du.surface_ratio = {cs.mean_ratio, cs.source};
