@@ -286,10 +286,28 @@ double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
   return du.real_ratio.value;
 }
 
+// ClassifySeries: IDLE when the whole window reads IDLE (a short burst of
+// kernels in a long idle capture is still an idle GPU), else the shape over
+// the kernel-active window with real utilization restated over it.
+CurveVerdict ClassifySeries(CurveInput in, const UtilSeries& s, const DeviceUtilization& du,
+                            double active_real, const ActiveWindow& aw) {
+  in.period_ns = s.period_ns;
+  if (aw.busy != nullptr && s.label != "counter") {
+    in.util_ratio = s.util_ratio;
+    in.real_util_ratio = du.real_ratio.value;
+    CurveVerdict whole = ClassifyCurve(in);
+    if (whole.curve_class == CurveClass::kIdle) return whole;
+  }
+  in.util_ratio = CurveSamples(s, aw);
+  in.real_util_ratio = active_real;
+  return ClassifyCurve(in);
+}
+
 void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& steps,
               const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw) {
   CurveInput in;
-  in.real_util_ratio = VerdictRealRatio(t, du, aw);
+  const double active_real = VerdictRealRatio(t, du, aw);
+  in.real_util_ratio = active_real;
   if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
   in.long_gap_idle_share = du.gaps.long_gap_idle_share;
   in.gap_p95_ns = du.gaps.p95_ns;
@@ -299,11 +317,12 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
   const int64_t edge_ns =
       aw.busy != nullptr ? (aw.start_ns - du.window_start_ns) + (du.window_end_ns - aw.end_ns) : 0;
   if (primary != nullptr) {
-    in.util_ratio = CurveSamples(*primary, aw);
-    in.period_ns = primary->period_ns;
-    du.verdict = ClassifyCurve(in);
+    du.verdict = ClassifySeries(in, *primary, du, active_real, aw);
     // Named only when it spans a sample or more; shorter edges move one partial bin.
-    if (primary->label != "counter" && edge_ns >= primary->period_ns) {
+    if (primary->label != "counter" && edge_ns >= primary->period_ns &&
+        du.verdict.curve_class == CurveClass::kIdle) {
+      du.verdict.reason += " over the whole window";
+    } else if (primary->label != "counter" && edge_ns >= primary->period_ns) {
       char b[160];
       std::snprintf(b, sizeof b,
                     "; over the kernel-active %.1f ms (%.1f ms of head/tail without kernels "
@@ -313,9 +332,7 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
     }
   }
   if (nvml != nullptr && nvml != primary) {
-    in.util_ratio = CurveSamples(*nvml, aw);
-    in.period_ns = nvml->period_ns;
-    du.nvml_verdict = ClassifyCurve(in);
+    du.nvml_verdict = ClassifySeries(in, *nvml, du, active_real, aw);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
       // The mean of the samples the verdict saw (kernel-active window).
       const double mean = IsValid(du.nvml_verdict.features.mean_ratio)

@@ -164,6 +164,27 @@ TEST(UtilizationTest, CopyOnlyHeadAndTailDoNotShapeTheCurve) {
   EXPECT_NEAR(d2.verdict.features.real_util_ratio, 0.1, 1e-6);
 }
 
+// A 3 ms burst of kernels between 2 s of copies: the kernel-active window is
+// too short to show a shape, but the GPU is idle: IDLE is judged on the whole
+// window.
+TEST(UtilizationTest, ShortBurstInALongCopyOnlyCaptureIsIdle) {
+  TimelineBuilder b;
+  for (int64_t s : {int64_t{0}, 1003 * kNsPerMs}) {
+    model::MemcpyRow m;
+    m.device_id = 0;
+    m.stream_id = 7;
+    m.start_ns = s;
+    m.end_ns = s + 1000 * kNsPerMs;
+    b.trace().memcpys.Append(m);
+  }
+  b.Kernels(1000 * kNsPerMs, 3, kNsPerMs, 0, 8.0f);
+  model::Trace t = b.Done();
+  const DeviceUtilization d = AnalyzeUtilization(t).devices.at(0);
+  EXPECT_EQ(d.verdict.curve_class, CurveClass::kIdle);
+  EXPECT_EQ(d.verdict.features.sample_count, 201);
+  EXPECT_NE(d.verdict.reason.find("whole window"), std::string::npos) << d.verdict.reason;
+}
+
 TEST(UtilizationTest, SparseKernelsAreIdle) {
   TimelineBuilder b;
   for (int i = 0; i < 20; ++i) b.Kernels(i * 100 * kNsPerMs, 1, 100 * kNsPerUs, 0, 1.0f);
