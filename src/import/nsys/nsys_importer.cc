@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -463,7 +464,7 @@ Status Reader::KernelsParallel(const std::string& cols, int64_t lo, int64_t hi) 
   std::deque<KernelPart> ready;
   std::vector<std::vector<model::KernelRow>> spare;  // recycled row buffers
   bool stop = false;
-  std::thread helper([&] {
+  auto work = [&] {
     Result<SqliteDb> db = SqliteDb::OpenReadOnly(db_.path());
     for (int64_t k = 1; k < n_chunks; k += 2) {
       KernelPart part;
@@ -491,7 +492,17 @@ Status Reader::KernelsParallel(const std::string& cols, int64_t lo, int64_t hi) 
       cv.notify_all();
       if (failed) return;
     }
-  });
+  };
+  std::thread helper;
+  try {
+    helper = std::thread(work);
+  } catch (const std::system_error&) {
+    // No thread to be had (resource limits): one reader, same rows.
+    scan_.kernel_readers = 1;
+    return db_.ScanRows(
+        cols, "\"CUPTI_ACTIVITY_KIND_KERNEL\"", "CUPTI_ACTIVITY_KIND_KERNEL",
+        [&](const SqliteArgs& a) { KernelRow(a, t_.kernels, t_.stats); }, &scan_.kernel_rows);
+  }
   Status result = Status::Ok();
   for (int64_t k = 0; k < n_chunks && result.ok(); ++k) {
     if (k % 2 == 0) {
