@@ -15,6 +15,7 @@ void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& optio
   out.input.format = info.format;
   out.input.format_version = info.format_version;
   out.input.clock = info.clock;
+  out.input.merged_inputs = info.merged_inputs;
   out.input.rank = trace.rank.rank;
   out.input.world_size = trace.rank.world_size;
   out.input.backend = std::string(trace.Str(trace.rank.backend));

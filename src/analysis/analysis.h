@@ -55,6 +55,7 @@ struct InputInfo {
   int32_t world_size = kMissingI32;
   std::string backend;         // distributed backend, empty when unknown
   std::string hostname;
+  std::vector<std::string> merged_inputs;  // counter inputs merged into this trace
 };
 
 // TraceAnalysis: all sections for one trace (one rank).

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "import/registry.h"
+#include "import/trace_merge.h"
 #include "report/json/json_renderer.h"
 #include "report/terminal/terminal_renderer.h"
 
@@ -111,24 +112,30 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << "gpuwhy: no traces found in the given inputs\n";
     return 2;
   }
-  // Import and analyze one trace at a time so only one model is in memory;
-  // render only after every input succeeded (no half report).
+  // Import every input first (no half report: any container error stops
+  // here), fold sampled-counter logs into the trace of the same run, then
+  // analyze. The diagnosis looks at all inputs together (rank sets), so the
+  // models stay in memory.
   analysis::Analysis result;
   result.tool_version = ToolVersion();
   const analysis::AnalysisOptions aopts = ToAnalysisOptions(options);
-  // The diagnosis looks at all inputs together (rank sets), so the models stay.
   std::vector<model::Trace> kept;
+  std::vector<std::string> kept_paths;
   for (const std::string& path : *paths) {
     Result<model::Trace> trace = import::ImportFile(path);
     if (!trace.ok()) {
       err << "gpuwhy: " << OneLine(trace.status().message()) << '\n';
       return 2;
     }
-    analysis::TraceAnalysis ta = analysis::AnalyzeTrace(*trace, aopts);
-    ta.input.path = path;
-    ta.input.size_bytes = FileSize(path);
-    result.traces.push_back(std::move(ta));
     kept.push_back(std::move(trace).value());
+    kept_paths.push_back(path);
+  }
+  import::MergeCounterInputs(kept, kept_paths);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    analysis::TraceAnalysis ta = analysis::AnalyzeTrace(kept[i], aopts);
+    ta.input.path = kept_paths[i];
+    ta.input.size_bytes = FileSize(kept_paths[i]);
+    result.traces.push_back(std::move(ta));
   }
   analysis::AttachDiagnosis(kept, aopts, result);
 

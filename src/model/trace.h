@@ -221,6 +221,9 @@ struct CounterSeries {
   int32_t device_id = kMissingI32;
   StringId source = kEmptyString;
   int64_t period_ns = kMissingI64;
+  // ts_are_indexes: the source had no timestamps; ts_ns holds sample indexes
+  // (0, 1, 2, ...), not times, and period_ns is missing.
+  bool ts_are_indexes = false;
   std::vector<int64_t> ts_ns;
   std::vector<double> value;
 };
@@ -242,6 +245,9 @@ struct TraceInfo {
   std::string format_version; // e.g. Kineto schemaVersion, nsys EXPORT_META version
   std::string clock = "unix_realtime";  // the one clock of every *_ns column
   int64_t base_time_ns = kMissingI64;   // Kineto baseTimeNanoseconds, when present
+  // merged_inputs: one line per counter input folded into this trace
+  // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
+  std::vector<std::string> merged_inputs;
   std::string cuda_runtime_version;
   std::string cuda_driver_version;
   std::string cupti_version;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "analysis/detectors/contention_detector.h"
+#include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/data_loading_detector.h"
 #include "analysis/detectors/fragmentation_detector.h"
 #include "analysis/detectors/kernel_efficiency_detector.h"
@@ -13,7 +14,7 @@ namespace gpuwhy::analysis::detectors {
 
 namespace {
 
-constexpr std::array<DetectorEntry, 7> kDetectors = {{
+constexpr std::array<DetectorEntry, 8> kDetectors = {{
     {"sync", "host-blocking syncs and the GPU idle after them", &DetectSyncs},
     {"data_loading", "DataLoader stalls and host-to-device copies", &DetectDataLoading},
     {"launch_bound", "tiny kernels, launch overhead, queue-empty gaps", &DetectFragmentation},
@@ -21,6 +22,8 @@ constexpr std::array<DetectorEntry, 7> kDetectors = {{
     {"recompilation", "new kernels / module loads / recompiles after warm-up", &DetectRecompilation},
     {"contention", "other processes on the GPU", &DetectContention},
     {"communication", "collective time and its overlap with compute", &DetectCommunication},
+    {"counters", "idle, SM activity, power, throttling from sampled counters (no timeline)",
+     &DetectFromCounters},
 }};
 
 }  // namespace

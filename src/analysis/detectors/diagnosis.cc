@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/detector_registry.h"
 #include "analysis/detectors/kernel_names.h"
 #include "analysis/detectors/multi_gpu_detector.h"
@@ -76,7 +78,9 @@ std::string_view BottleneckOf(const Finding& f) {
     case Category::kContention: return "contention: other processes";
     case Category::kCommunication: return "communication";
     case Category::kImbalance: return "load imbalance across ranks";
-    case Category::kIdle: break;
+    case Category::kIdle:
+      if (f.id == "idle.sampled") return "idle (cause not visible in sampled counters)";
+      break;
   }
   return "idle";
 }
@@ -140,9 +144,14 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     for (const DeviceTimeline& d : timelines[i].devices)
       if (d.steps_from_markers) longest_step = std::max(longest_step, MeanStepNs(d));
   }
-  if (traces.size() >= 2) {
+  // Ranks are the inputs with GPU events; a counter log analysed beside a
+  // trace is not a rank.
+  size_t event_traces = 0;
+  for (const Timeline& tl : timelines) event_traces += tl.devices.empty() ? 0 : 1;
+  if (event_traces >= 2) {
     std::vector<RankInput> ranks;
     for (size_t i = 0; i < traces.size(); ++i) {
+      if (timelines[i].devices.empty()) continue;
       int32_t rank = IsValid(traces[i]->rank.rank) ? traces[i]->rank.rank : static_cast<int32_t>(i);
       ranks.push_back({traces[i], &timelines[i], rank, 0});
     }
@@ -152,7 +161,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
 
   // With several ranks, keep each per-rank finding id once: the worst rank's,
   // and say how many ranks share it.
-  if (traces.size() >= 2) {
+  if (event_traces >= 2) {
     std::map<std::string, std::vector<Finding>> by_id;
     for (Finding& f : all) by_id[f.id].push_back(std::move(f));
     all.clear();
@@ -187,9 +196,9 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     dx.scenario = *options.scenario;
     dx.scenario_inferred = false;
     dx.scenario_reason = "given with --scenario";
-  } else if (traces.size() > 1 || any_world || any_comm) {
+  } else if (event_traces > 1 || any_world || any_comm) {
     dx.scenario = Scenario::kMulti;
-    dx.scenario_reason = traces.size() > 1 ? std::to_string(traces.size()) + " ranks analyzed together"
+    dx.scenario_reason = event_traces > 1 ? std::to_string(event_traces) + " ranks analyzed together"
                          : any_world ? "the trace is one rank of a distributed job"
                                      : "communication kernels present";
   } else if (any_contention) {
@@ -220,6 +229,22 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   }
   if (dx.curve_shape.empty()) dx.curve_shape = "INSUFFICIENT_DATA";
 
+  // Counters only (nvidia-smi/DCGM logs, recordings): headline from the
+  // sampled GPU-Util of the busiest counter device.
+  std::optional<SampledDeviceStats> sampled;
+  if (pd == nullptr && !traces.empty()) {
+    for (int32_t dev : CounterOnlyDevices(*traces[0], timelines[0])) {
+      SampledDeviceStats st = ComputeSampledStats(*traces[0], dev);
+      if (!sampled || (IsValid(st.gpu_util_ratio) &&
+                       (!IsValid(sampled->gpu_util_ratio) || st.util_samples > sampled->util_samples)))
+        sampled = st;
+    }
+  }
+  if (sampled && IsValid(sampled->gpu_util_ratio)) {
+    dx.per_step_basis = false;
+    dx.idle_step_ratio = 1.0 - sampled->gpu_util_ratio;
+  }
+
   if (pd != nullptr && pd->steps_total_ns > 0) {
     dx.per_step_basis = pd->steps_from_markers;
     dx.step_count = static_cast<int32_t>(pd->steps.size());
@@ -237,7 +262,32 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   bool top_matters = top != nullptr && IsValid(top->lost_step_ratio) && top->lost_step_ratio >= 0.05;
   std::string each = dx.per_step_basis ? "each step" : "the profiled span";
   std::string step = dx.per_step_basis ? "the step" : "the span";
-  if (pd == nullptr) {
+  if (pd == nullptr && sampled) {
+    dx.bottleneck = top_matters ? std::string(BottleneckOf(*top)) : "none found";
+    const SampledDeviceStats& st = *sampled;
+    if (!IsValid(st.gpu_util_ratio)) {
+      dx.bottleneck = "unknown";
+      dx.top_line = "No GPU-Util in this input: only other counters were sampled";
+      dx.top_line += IsValid(st.reason_idle_ratio)
+                         ? "; clock-event reasons mark the GPU idle in " +
+                               FormatPct(st.reason_idle_ratio) + " of samples."
+                         : ", so nothing says how busy the GPU was.";
+    } else {
+      std::string util = "GPU-Util averages " + FormatPct(st.gpu_util_ratio) + " (" +
+                         st.util_source + ", " + SamplingPhrase(st.period_ns) + ")";
+      if (top_matters && top->id == "idle.sampled") {
+        dx.top_line = util + ": idle " + FormatPct(dx.idle_step_ratio) + " of the span; " +
+                      FormatPct(st.under_10_ratio) + " of samples under 10%, " +
+                      FormatPct(st.over_90_ratio) + " over 90%: " +
+                      std::string(ShapePhrase(ShapeOf(st))) +
+                      "; a profiler trace would name the cause.";
+      } else if (top_matters) {
+        dx.top_line = util + ", but " + top->summary;
+      } else {
+        dx.top_line = util + "; no cause visible in the counters costs more than 5% of the span.";
+      }
+    }
+  } else if (pd == nullptr) {
     dx.bottleneck = "idle";
     dx.top_line = "No GPU activity in the trace: nothing ran on the GPU while it was profiled.";
   } else if (top_matters) {
@@ -290,6 +340,10 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       "Times lost are upper bounds (what each fix could save at most) and overlap: do not add them.");
   bool counters = false;
   for (const model::Trace* t : traces) counters = counters || !t->counters.empty();
+  if (pd == nullptr && sampled)
+    dx.caveats.push_back(
+        "Counters only, no kernel timeline: causes are inferred from sampled counters; gaps "
+        "shorter than the sample period are invisible.");
   if (!counters)
     dx.caveats.push_back(
         "No hardware counters in this trace: SM/tensor/DRAM activity is inferred from kernel names "

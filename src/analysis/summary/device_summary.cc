@@ -87,6 +87,33 @@ struct SyncCacheHash {
   }
 };
 
+// SummarizeCounter: the statistics of one counter series.
+CounterSummary SummarizeCounter(const model::Trace& trace, const model::CounterSeries& cs) {
+  CounterSummary c;
+  c.kind = cs.kind;
+  c.unit = cs.unit;
+  c.name = std::string(trace.Str(cs.name));
+  c.source = std::string(trace.Str(cs.source));
+  c.period_ns = cs.period_ns;
+  c.untimed = cs.ts_are_indexes;
+  c.samples = static_cast<int64_t>(cs.value.size());
+  double sum = 0;
+  for (size_t i = 0; i < cs.value.size(); ++i) {
+    if (!cs.ts_are_indexes && i < cs.ts_ns.size() && IsValid(cs.ts_ns[i])) {
+      c.first_ns = IsValid(c.first_ns) ? std::min(c.first_ns, cs.ts_ns[i]) : cs.ts_ns[i];
+      c.last_ns = IsValid(c.last_ns) ? std::max(c.last_ns, cs.ts_ns[i]) : cs.ts_ns[i];
+    }
+    const double v = cs.value[i];
+    if (!IsValid(v)) continue;
+    ++c.valid_samples;
+    sum += v;
+    c.min = IsValid(c.min) ? std::min(c.min, v) : v;
+    c.max = IsValid(c.max) ? std::max(c.max, v) : v;
+  }
+  if (c.valid_samples > 0) c.mean = sum / static_cast<double>(c.valid_samples);
+  return c;
+}
+
 }  // namespace
 
 TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options) {
@@ -355,8 +382,56 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     out.devices.push_back(std::move(d));
   }
 
+  // Counter series: onto their event device, or onto a counters-only device.
+  std::map<int32_t, DeviceSummary> counter_only;
+  for (const model::CounterSeries& cs : trace.counters) {
+    if (!IsValid(cs.device_id)) continue;  // host-level series are not per device
+    DeviceSummary* d = nullptr;
+    for (DeviceSummary& e : out.devices)
+      if (e.device_id == cs.device_id) d = &e;
+    if (d == nullptr) {
+      auto [it, added] = counter_only.try_emplace(cs.device_id);
+      d = &it->second;
+      if (added) {
+        d->device_id = cs.device_id;
+        d->has_events = false;
+        if (const model::Device* dev = trace.FindDevice(cs.device_id)) {
+          d->name = std::string(trace.Str(dev->name));
+          d->vendor = dev->vendor;
+          d->sm_count = dev->sm_count;
+          d->cc_major = dev->cc_major;
+          d->cc_minor = dev->cc_minor;
+          d->total_memory_bytes = dev->total_memory_bytes;
+        }
+      }
+    }
+    d->counters.push_back(SummarizeCounter(trace, cs));
+    if (!d->has_events) {
+      const CounterSummary& c = d->counters.back();
+      if (IsValid(c.first_ns)) {
+        d->span_start_ns = IsValid(d->span_start_ns) ? std::min(d->span_start_ns, c.first_ns)
+                                                     : c.first_ns;
+        d->span_end_ns = IsValid(d->span_end_ns) ? std::max(d->span_end_ns, c.last_ns) : c.last_ns;
+        d->span_ns = d->span_end_ns - d->span_start_ns;
+      }
+    }
+  }
+  for (auto& [id, d] : counter_only) out.devices.push_back(std::move(d));
+  if (!IsValid(out.extent_ns)) {
+    for (const DeviceSummary& d : out.devices) {
+      if (d.has_events || !IsValid(d.span_start_ns)) continue;
+      out.extent_start_ns = IsValid(out.extent_start_ns) ? std::min(out.extent_start_ns, d.span_start_ns)
+                                                         : d.span_start_ns;
+      out.extent_end_ns = IsValid(out.extent_end_ns) ? std::max(out.extent_end_ns, d.span_end_ns)
+                                                     : d.span_end_ns;
+      out.extent_ns = out.extent_end_ns - out.extent_start_ns;
+      out.extent_from_counters = true;
+    }
+  }
+
   for (const model::Device& dev : trace.devices)
-    if (IsValid(dev.device_id) && dev_index.count(dev.device_id) == 0)
+    if (IsValid(dev.device_id) && dev_index.count(dev.device_id) == 0 &&
+        counter_only.count(dev.device_id) == 0)
       out.devices_without_events.push_back(dev.device_id);
   std::sort(out.devices_without_events.begin(), out.devices_without_events.end());
   out.devices_without_events.erase(

@@ -151,7 +151,30 @@ struct SyncEventStats {
   int64_t total_ns = 0;
 };
 
-// DeviceSummary: everything above for one device that has GPU events.
+// CounterSummary: one sampled counter series of a device (nvidia-smi, DCGM,
+// NVML/GPM recordings, nsys GPU_METRICS). Statistics are over valid samples;
+// every field is missing when there is none. `value` units follow `unit`
+// (ratios 0..1, mW, MHz, bytes, bytes/s).
+struct CounterSummary {
+  model::CounterKind kind = model::CounterKind::kOther;
+  model::CounterUnit unit = model::CounterUnit::kUnknown;
+  std::string name;    // the source's own column or metric name
+  std::string source;  // "nvidia-smi", "dcgm", "nvml", "nsys GPU_METRICS", ...
+  int64_t period_ns = kMissingI64;  // stated or measured sample period
+  int64_t samples = 0;              // rows, valid or not
+  int64_t valid_samples = 0;        // rows with a value (n/a and unsupported excluded)
+  bool untimed = false;             // the source had no timestamps: first/last are missing
+  int64_t first_ns = kMissingI64;   // first and last sample time
+  int64_t last_ns = kMissingI64;
+  double mean = kMissingF64;        // plain mean of valid samples
+  double min = kMissingF64;
+  double max = kMissingF64;
+};
+
+// DeviceSummary: everything above for one device. A device either has GPU
+// events (kernels, memcpy, memset: `has_events`) or only sampled counters; in
+// the latter case span is the first to last counter sample and the event
+// sections are empty.
 struct DeviceSummary {
   int32_t device_id = kMissingI32;
   std::string name;                 // empty when the trace does not say
@@ -179,6 +202,8 @@ struct DeviceSummary {
   // ordered by canonical name. Calls attributed to several devices appear in each.
   std::vector<SyncApiStats> sync_apis;
   std::vector<SyncEventStats> sync_events;       // ordered by SyncKind value
+  bool has_events = true;  // false: the device only has sampled counters
+  std::vector<CounterSummary> counters;  // the device's counter series, in trace order
 };
 
 // ImportStatLine: one non-zero import counter.
@@ -194,8 +219,11 @@ struct TraceSummary {
   int64_t extent_start_ns = kMissingI64;  // Trace::TimeExtent(), host and GPU
   int64_t extent_end_ns = kMissingI64;
   int64_t extent_ns = kMissingI64;
-  std::vector<DeviceSummary> devices;            // devices with GPU events, by id
-  std::vector<int32_t> devices_without_events;   // declared but idle, by id
+  // devices: those with GPU events by id, then those with only sampled
+  // counters (has_events false) by id.
+  std::vector<DeviceSummary> devices;
+  std::vector<int32_t> devices_without_events;   // declared, no events and no counters, by id
+  bool extent_from_counters = false;  // no events: the extent is the counters' sample span
   bool host_api_attributed_to_all = false;  // some sync calls had no device link
   std::vector<ImportStatLine> import_stats;      // in import_stats.h order
 };

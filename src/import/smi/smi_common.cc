@@ -193,6 +193,7 @@ void SeriesBuilder::Finish() {
     if (p.untimed) {
       t_.stats.Bump(ImportStat::no_timestamps);
       p.s.period_ns = kMissingI64;
+      p.s.ts_are_indexes = true;
     } else {
       std::vector<int64_t> d;
       for (size_t i = 1; i < p.s.ts_ns.size(); ++i)

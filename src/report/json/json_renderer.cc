@@ -35,6 +35,10 @@ void RenderJson(const analysis::Analysis& analysis, std::ostream& out,
     w.StringOrNull(in.format);
     w.Key("format_version");
     w.StringOrNull(in.format_version);
+    w.Key("merged_inputs");
+    w.BeginArray();
+    for (const std::string& m : in.merged_inputs) w.String(m);
+    w.EndArray();
     w.FieldInt("size_bytes", in.size_bytes);
     w.Key("clock");
     w.StringOrNull(in.clock);

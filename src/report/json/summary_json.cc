@@ -104,6 +104,7 @@ void WriteTraceSummaryJson(const JsonContext& ctx, JsonWriter& w) {
   w.FieldInt("start_ns", s.extent_start_ns);
   w.FieldInt("end_ns", s.extent_end_ns);
   w.FieldInt("dur_ns", s.extent_ns);
+  w.FieldBool("from_counters", s.extent_from_counters);
   w.EndObject();
   w.Key("devices_without_events");
   w.BeginArray();
@@ -138,6 +139,42 @@ void WriteDeviceSummaryJson(const JsonContext& /*ctx*/, const analysis::DeviceSu
   w.FieldInt("end_ns", d.span_end_ns);
   w.FieldInt("dur_ns", d.span_ns);
   w.EndObject();
+  w.FieldBool("has_events", d.has_events);
+
+  w.Key("counters");
+  w.BeginArray();
+  for (const analysis::CounterSummary& c : d.counters) {
+    w.BeginObject();
+    w.Field("kind", model::ToString(c.kind));
+    w.Field("unit", model::ToString(c.unit));
+    w.Field("name", c.name);
+    w.Field("source", c.source);
+    w.FieldInt("period_ns", c.period_ns);
+    w.FieldInt("samples", c.samples);
+    w.FieldInt("valid_samples", c.valid_samples);
+    w.FieldInt("first_ns", c.first_ns);
+    w.FieldInt("last_ns", c.last_ns);
+    w.FieldDouble("mean", c.mean, 6);
+    w.FieldDouble("min", c.min, 6);
+    w.FieldDouble("max", c.max, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  if (!d.has_events) {
+    // Event sections have no meaning without events: null, never zeros.
+    for (const char* k : {"steps", "busy", "kernels", "memcpy", "memset"}) {
+      w.Key(k);
+      w.Null();
+    }
+    w.Key("sync_api");
+    w.BeginArray();
+    w.EndArray();
+    w.Key("sync_events");
+    w.BeginArray();
+    w.EndArray();
+    return;
+  }
 
   w.Key("steps");
   WriteSteps(w, d.steps);

@@ -71,6 +71,49 @@ void TransferRow(TextTable& t, std::string label, const analysis::TransferStats&
             FormatGbps(s.bandwidth_gbps)});
 }
 
+// CounterValue: one counter figure in the series' unit.
+std::string CounterValue(model::CounterUnit unit, double v) {
+  if (!IsValid(v)) return std::string(kNa);
+  switch (unit) {
+    case model::CounterUnit::kRatio: return FormatPct(v);
+    case model::CounterUnit::kPercent: return fmt::format("{:.1f}%", v);
+    case model::CounterUnit::kMilliwatt: return fmt::format("{:.1f} W", v / 1000.0);
+    case model::CounterUnit::kMhz: return fmt::format("{:.0f} MHz", v);
+    case model::CounterUnit::kBytes: return FormatBytesBinary(static_cast<int64_t>(v));
+    case model::CounterUnit::kBytesPerSecond: return FormatGbps(v / 1e9);
+    case model::CounterUnit::kCelsius: return fmt::format("{:.0f} C", v);
+    case model::CounterUnit::kBitmask: return fmt::format("0x{:x}", static_cast<uint64_t>(v));
+    case model::CounterUnit::kCount:
+    case model::CounterUnit::kUnknown: break;
+  }
+  return fmt::format("{:.4g}", v);
+}
+
+// RenderCounters: one row per sampled counter series of the device.
+void RenderCounters(const TerminalContext& ctx, const analysis::DeviceSummary& d,
+                    std::ostream& out) {
+  if (d.counters.empty()) return;
+  TextTable t({{"counter", true}, {"source", true}, {"period"}, {"samples"}, {"mean"}, {"min"},
+               {"max"}});
+  for (const analysis::CounterSummary& c : d.counters) {
+    std::string samples = FormatCount(c.valid_samples);
+    if (c.valid_samples != c.samples) samples += "/" + FormatCount(c.samples);
+    bool mask = c.unit == model::CounterUnit::kBitmask;
+    // Unmapped series show the source's own name ("throttle_reason_idle").
+    std::string label = c.kind == model::CounterKind::kOther && !c.name.empty()
+                            ? c.name
+                            : std::string(model::ToString(c.kind));
+    t.AddRow({label, c.source,
+              IsValid(c.period_ns) ? FormatDuration(c.period_ns)
+              : c.untimed          ? std::string("untimed")
+                                   : std::string(kNa),
+              samples,
+              mask ? std::string("-") : CounterValue(c.unit, c.mean), CounterValue(c.unit, c.min),
+              CounterValue(c.unit, c.max)});
+  }
+  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+}
+
 void RenderSteps(const TerminalContext& ctx, const analysis::StepSummary& st, std::ostream& out) {
   if (!st.has_steps) {
     Line(out, ctx, "steps", "none found (no ProfilerStep#N markers in this trace)");
@@ -181,13 +224,23 @@ void RenderTraceOverview(const TerminalContext& ctx, std::ostream& out) {
   std::string rank = IsValid(in.rank) ? FormatInt(in.rank) : std::string(kNa);
   if (IsValid(in.world_size)) rank += " of " + FormatInt(in.world_size);
   Line(out, ctx, "extent",
-       fmt::format("{} (first to last event, host and GPU) · rank {}", FormatDuration(s.extent_ns),
+       fmt::format("{} ({}) · rank {}", FormatDuration(s.extent_ns),
+                   s.extent_from_counters ? "first to last counter sample"
+                                          : "first to last event, host and GPU",
                    rank));
+  size_t with_events = 0, counters_only = 0;
+  for (const analysis::DeviceSummary& d : s.devices) (d.has_events ? with_events : counters_only)++;
   if (s.devices.empty()) {
     Line(out, ctx, "devices", "no GPU activity in this trace");
+  } else if (counters_only == 0) {
+    Line(out, ctx, "devices", fmt::format("{} with GPU events", with_events));
+  } else if (with_events == 0) {
+    Line(out, ctx, "devices",
+         fmt::format("{} with sampled counters only (no kernel timeline)", counters_only));
   } else {
     Line(out, ctx, "devices",
-         fmt::format("{} with GPU events", s.devices.size()));
+         fmt::format("{} with GPU events, {} with sampled counters only", with_events,
+                     counters_only));
   }
   if (!s.devices_without_events.empty()) {
     std::string ids;
@@ -198,6 +251,12 @@ void RenderTraceOverview(const TerminalContext& ctx, std::ostream& out) {
 
 void RenderDeviceSummary(const TerminalContext& ctx, const analysis::DeviceSummary& d,
                          std::ostream& out) {
+  if (!d.has_events) {
+    Line(out, ctx, "span", FormatDuration(d.span_ns) + " (first to last counter sample)");
+    out << '\n';
+    RenderCounters(ctx, d, out);
+    return;
+  }
   Line(out, ctx, "span", FormatDuration(d.span_ns) + " (first to last GPU event)");
   RenderSteps(ctx, d.steps, out);
   Line(out, ctx, "busy",
@@ -209,6 +268,10 @@ void RenderDeviceSummary(const TerminalContext& ctx, const analysis::DeviceSumma
   RenderKernels(ctx, d.kernels, out);
   RenderTransfers(ctx, d, out);
   RenderSync(ctx, d, out);
+  if (!d.counters.empty()) {
+    out << '\n';
+    RenderCounters(ctx, d, out);
+  }
 }
 
 void RenderImportStats(const TerminalContext& ctx, std::ostream& out) {

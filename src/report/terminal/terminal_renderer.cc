@@ -20,6 +20,7 @@ std::string DeviceTitle(const analysis::DeviceSummary& d) {
   if (IsValid(d.cc_major) && IsValid(d.cc_minor))
     s += fmt::format(" · cc {}.{}", d.cc_major, d.cc_minor);
   if (IsValid(d.total_memory_bytes)) s += " · " + FormatBytesBinary(d.total_memory_bytes);
+  if (!d.has_events) return s + " · sampled counters only";
   s += fmt::format(" · {} stream{}", d.stream_count, d.stream_count == 1 ? "" : "s");
   return s;
 }
@@ -45,6 +46,7 @@ void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
     size_t room = width > DisplayWidth(tail) + 3 ? width - DisplayWidth(tail) - 3 : 0;
     if (DisplayWidth(path) > room && room > 3) path = "..." + LastColumns(path, room - 3);
     out << FitWidth("== " + path + tail, width) << '\n';
+    for (const std::string& m : in.merged_inputs) out << FitWidth("   + merged " + m, width) << '\n';
     for (const TerminalSection& s : sections)
       if (s.placement == SectionPlacement::kTraceHeader && s.trace_fn) s.trace_fn(ctx, out);
     for (const analysis::DeviceSummary& d : trace.summary.devices) {

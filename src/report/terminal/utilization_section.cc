@@ -94,6 +94,13 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   }
   if (d == nullptr) return;
   out << '\n';
+  if (!device.has_events && d->series.empty() && !IsValid(d->real_ratio.value)) {
+    Wrapped(ctx, out,
+            std::string("utilization: no GPU-Util or SM-activity samples in this source, so "
+                        "surface and real utilization are n/a (class ") +
+                analysis::ToString(d->verdict.curve_class) + ")");
+    return;
+  }
   Line(ctx, out, "utilization: surface vs real");
   Line(ctx, out,
        "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" + d->surface_ratio.source +
@@ -102,7 +109,8 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   if (IsValid(d->gap_pp)) real += "   gap " + Fixed(d->gap_pp, 1) + " pp";
   if (!d->real_ratio.source.empty()) real += "   (" + d->real_ratio.source + ")";
   Line(ctx, out, real);
-  Line(ctx, out,
+  if (device.has_events)
+    Line(ctx, out,
        "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
            Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
            Pct(d->tensor_core_share.value) + " of kernel time");

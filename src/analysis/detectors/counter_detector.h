@@ -1,0 +1,77 @@
+// Counter detector: root causes read from sampled counters alone, for devices
+// that have counter series (nvidia-smi / dcgmi logs, DCGM field CSVs, gpuwhy
+// recordings) but no kernel timeline.
+//
+// Contract: DetectFromCounters() looks only at devices with counters and no
+// GPU events in `in.timeline` (event devices are covered, more precisely, by
+// the timeline detectors). Findings, per such device:
+//   - "idle.sampled": GPU-Util says the GPU ran no kernel for >= 10% of the
+//     sampled span. Time lost is that idle share of the span (per_step_basis
+//     false); the shape of the samples (bursts vs a middle band) picks the
+//     recommendations, and the sample period bounds what can be told.
+//   - "kernel_efficiency.low_sm_activity": GPU-Util >= 80% while SM active
+//     (DCGM / GPM) is under half of it: kernels run, but on few SMs or stalled.
+//   - "kernel_efficiency.memory_bound": DRAM active >= 50% and SM active < 50%.
+//   - "kernel_efficiency.low_power": GPU-Util >= 80% at under 50% of the power
+//     limit (no time-lost estimate; evidence only).
+//   - "kernel_efficiency.throttling": clock-event reasons other than idle and
+//     application clocks in >= 5% of the busy samples.
+// Pure; linear in samples.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/detectors/detector.h"
+
+namespace gpuwhy::analysis::detectors {
+
+// SampledDeviceStats: time-weighted figures of one device's counter series
+// (each sample holds until the next one, or for one period at the end).
+// Every field is missing when the source does not carry the metric.
+struct SampledDeviceStats {
+  int32_t device_id = kMissingI32;
+  int64_t span_ns = kMissingI64;           // first sample to last sample + one period
+  int64_t period_ns = kMissingI64;         // of the GPU-Util series
+  int64_t util_samples = 0;                // valid GPU-Util samples
+  double gpu_util_ratio = kMissingF64;     // mean GPU-Util
+  double under_10_ratio = kMissingF64;     // share of GPU-Util samples < 10%
+  double over_90_ratio = kMissingF64;      // share of GPU-Util samples > 90%
+  double sm_active_ratio = kMissingF64;
+  double dram_active_ratio = kMissingF64;
+  double tensor_active_ratio = kMissingF64;
+  double power_limit_ratio = kMissingF64;  // power / enforced limit, while GPU-Util >= 50%
+  double mem_util_ratio = kMissingF64;
+  int64_t reason_samples = 0;              // valid clock-event-reason samples
+  double reason_idle_ratio = kMissingF64;  // share of reason samples with the GPU-idle bit
+  double throttle_ratio = kMissingF64;     // share with throttle bits (not idle/app clocks)
+  std::string util_source;                 // e.g. "nvidia-smi"
+};
+
+// SampledShape: what the GPU-Util samples look like (from the under-10% and
+// over-90% shares): kMostlyIdle (>= 50% under 10%), kBursts (>= 15% under 10%
+// and >= 15% over 90%), else kMiddleBand; kUnknown without GPU-Util.
+enum class SampledShape : uint8_t { kUnknown, kMostlyIdle, kBursts, kMiddleBand };
+SampledShape ShapeOf(const SampledDeviceStats& st);
+// ShapePhrase: a short explanation of the shape, for summaries.
+std::string_view ShapePhrase(SampledShape s);
+
+// FormatPeriod: a sample period for prose ("1 s", "167 ms", "an unknown period").
+std::string FormatPeriod(int64_t ns);
+
+// SamplingPhrase: "one sample every 1 s", or "no timestamps, period unknown".
+std::string SamplingPhrase(int64_t period_ns);
+
+// CounterOnlyDevices: ids of devices with counter series and no GPU events in
+// `timeline`, ascending.
+std::vector<int32_t> CounterOnlyDevices(const model::Trace& trace, const Timeline& timeline);
+
+// ComputeSampledStats: SampledDeviceStats of `device_id` from trace.counters.
+SampledDeviceStats ComputeSampledStats(const model::Trace& trace, int32_t device_id);
+
+// DetectFromCounters: see the file comment.
+std::vector<Finding> DetectFromCounters(const DetectorInput& in);
+
+}  // namespace gpuwhy::analysis::detectors
