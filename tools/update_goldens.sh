@@ -25,6 +25,11 @@ done
 "$synth" multi_rank --seed 1 --rank 0 --world-size 2 -o tests/data/multi_rank/rank0.pt.trace.json.gz
 "$synth" multi_rank --seed 1 --rank 1 --world-size 2 -o tests/data/multi_rank/rank1.pt.trace.json.gz
 "$synth" healthy --seed 1 --steps 3 --legacy -o tests/data/legacy_2021.pt.trace.json
+# A trace and the nvidia-smi log of the same run (local time UTC+8, 100 ms):
+# the log alone, and both together (merged on wall clock).
+mkdir -p tests/data/with_smi
+"$synth" dataloader_stall --seed 1 --steps 40 -o tests/data/with_smi/dataloader.pt.trace.json.gz \
+  --smi tests/data/with_smi/nvidia_smi.csv --smi-period-ms 100 --smi-tz-hours 8
 # Bad inputs for the exit-code test: a JSON trace cut mid-event, and random text.
 head -c 1500 tests/data/legacy_2021.pt.trace.json > tests/data/bad/truncated.pt.trace.json
 printf 'this is not a trace\n' > tests/data/bad/not_a_trace.txt

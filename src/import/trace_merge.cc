@@ -12,7 +12,6 @@ namespace {
 
 constexpr int64_t kQuarterHourNs = 15LL * 60 * kNsPerS;
 constexpr int kMaxQuarterHours = 14 * 4;  // +-14 h covers every time zone
-constexpr int64_t kWindowPeriods = 2;     // samples kept this many periods outside the window
 
 bool HasEvents(const model::Trace& t) {
   return !t.kernels.empty() || !t.memcpys.empty() || !t.memsets.empty() || !t.api_calls.empty() ||
@@ -104,10 +103,12 @@ MergeNote Merge(model::Trace& from, model::Trace& to, int64_t offset_ns, int64_t
     out.device_id = IsValid(s.device_id) ? map_dev(s.device_id) : s.device_id;
     out.source = to.strings.Intern(from.Str(s.source));
     out.period_ns = s.period_ns;
-    const int64_t pad = IsValid(s.period_ns) ? kWindowPeriods * s.period_ns : 0;
+    // A sample at ts describes the period before it (NVML's GPU-Util), so
+    // the window keeps (lo, hi + one period].
+    const int64_t pad = IsValid(s.period_ns) ? s.period_ns : 0;
     for (size_t i = 0; i < s.ts_ns.size() && i < s.value.size(); ++i) {
       const int64_t ts = s.ts_ns[i] + offset_ns;
-      if (ts < lo - pad || ts > hi + pad) {
+      if (ts <= lo || ts > hi + pad) {
         ++note.samples_dropped;
         continue;
       }

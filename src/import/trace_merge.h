@@ -17,8 +17,8 @@
 //   The offset that makes the counter span cover most of the event extent
 //   wins; ties go to the smallest |offset|.
 // - Devices map by PCI bus id when both sides give it, else by ordinal.
-// - Only samples inside the event extent widened by two sample periods are
-//   kept (the log may run for hours around a seconds-long profile); names and
+// - Only samples describing the event extent are kept: a sample at ts covers
+//   the period before it, so ts in (start, end + one period] (the log may run for hours around a seconds-long profile); names and
 //   sources are re-interned into the event trace's string pool.
 // - A counter-only input with no event trace to go to stays as it was.
 // Merged inputs are removed from `traces` and `paths` (kept parallel); the

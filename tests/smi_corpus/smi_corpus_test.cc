@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/analysis.h"
 #include "import/registry.h"
 
 namespace gpuwhy::import {
@@ -89,6 +90,64 @@ TEST(SmiCorpus, EveryLogImports) {
                 r->counters.size(),
                 static_cast<size_t>(r->stats.Get(model::ImportStat::garbage_row)),
                 static_cast<size_t>(r->stats.Get(model::ImportStat::truncated_tail)));
+  }
+}
+
+// Every log also gets a real analysis: a device block per sampled GPU, a
+// headline that states GPU-Util and its sample period (never "no GPU
+// activity"), and, at a period of 1 s or more, the warning that jumps and
+// wobble cannot be told apart.
+TEST(SmiCorpus, EveryLogIsDiagnosed) {
+  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/smi not present";
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.file);
+    std::string path = kDir + "/" + c.file;
+    if (!std::filesystem::exists(path)) continue;
+    Result<model::Trace> r = ImportFile(path);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    std::vector<model::Trace> traces;
+    traces.push_back(std::move(r).value());
+    analysis::Analysis a = analysis::AnalyzeTraces(traces, {});
+    ASSERT_EQ(a.traces.size(), 1u);
+    const analysis::TraceAnalysis& ta = a.traces[0];
+    ASSERT_TRUE(a.diagnosis.has_value());
+    const std::string& top = a.diagnosis->top_line;
+    std::printf("%-62s %s\n", c.file, top.c_str());
+    EXPECT_EQ(top.find("No GPU activity"), std::string::npos);
+    size_t counter_devices = 0;
+    for (const analysis::DeviceSummary& d : ta.summary.devices) {
+      EXPECT_FALSE(d.has_events);
+      EXPECT_FALSE(d.counters.empty());
+      ++counter_devices;
+    }
+    EXPECT_GE(counter_devices, 1u);
+    bool has_util = false, coarse = false;
+    for (const model::CounterSeries& s : traces[0].counters) {
+      if (s.kind != model::CounterKind::kGpuUtil) continue;
+      has_util = true;
+      coarse = coarse || !IsValid(s.period_ns) || s.period_ns >= kNsPerS;
+    }
+    if (!has_util) {
+      EXPECT_NE(top.find("No GPU-Util"), std::string::npos);
+      continue;
+    }
+    EXPECT_NE(top.find("GPU-Util averages"), std::string::npos);
+    EXPECT_TRUE(top.find("one sample every") != std::string::npos ||
+                top.find("no timestamps") != std::string::npos);
+    // The utilization block classifies from the counter series.
+    bool classified = false;
+    for (const analysis::DeviceUtilization& du : ta.utilization.devices)
+      classified = classified || du.verdict.features.sample_count > 0;
+    EXPECT_TRUE(classified);
+    if (coarse) {
+      bool warned = false;
+      for (const std::string& cv : a.diagnosis->caveats)
+        warned = warned || cv.find("jumps cannot be told from wobble") != std::string::npos;
+      for (const analysis::DeviceUtilization& du : ta.utilization.devices)
+        warned = warned || du.verdict.aliasing_note.find("wobble") != std::string::npos;
+      EXPECT_TRUE(warned) << "no jumps/wobble warning at a coarse period";
+    }
   }
 }
 

@@ -11,11 +11,13 @@ namespace {
 
 void Usage(std::ostream& os) {
   os << "usage: synth_trace SCENARIO -o FILE [--steps N] [--seed S] [--legacy] [--rank R]\n"
-        "       [--world-size W] [--truth]\n"
+        "       [--world-size W] [--truth] [--smi FILE [--smi-period-ms P] [--smi-tz-hours H]]\n"
         "scenarios:";
   for (gpuwhy::synth::Scenario s : gpuwhy::synth::AllScenarios())
     os << ' ' << gpuwhy::synth::ScenarioName(s);
-  os << "\nFILE ending in .gz is gzip-compressed. --truth prints the ground truth.\n";
+  os << "\nFILE ending in .gz is gzip-compressed. --truth prints the ground truth.\n"
+        "--smi also writes an nvidia-smi --query-gpu CSV log of GPU 0 sampled every P ms\n"
+        "(default 100) in local time UTC+H (default 0), as nvidia-smi would have logged it.\n";
 }
 
 bool ParseInt(const char* s, long long* out) {
@@ -29,7 +31,8 @@ bool ParseInt(const char* s, long long* out) {
 int main(int argc, char** argv) {
   using namespace gpuwhy::synth;
   std::string scenario_name, out_path;
-  long long steps = -1, seed = 1, rank = 0, world = -1;
+  long long steps = -1, seed = 1, rank = 0, world = -1, smi_period_ms = 100, smi_tz = 0;
+  std::string smi_path;
   bool legacy = false, truth = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
@@ -51,6 +54,12 @@ int main(int argc, char** argv) {
       if (!need(&rank) || rank < 0) return Usage(std::cerr), 1;
     } else if (a == "--world-size") {
       if (!need(&world) || world < 1) return Usage(std::cerr), 1;
+    } else if (a == "--smi" && i + 1 < argc) {
+      smi_path = argv[++i];
+    } else if (a == "--smi-period-ms") {
+      if (!need(&smi_period_ms) || smi_period_ms < 1) return Usage(std::cerr), 1;
+    } else if (a == "--smi-tz-hours") {
+      if (!need(&smi_tz) || smi_tz < -14 || smi_tz > 14) return Usage(std::cerr), 1;
     } else if (a == "--legacy") {
       legacy = true;
     } else if (a == "--truth") {
@@ -85,6 +94,16 @@ int main(int argc, char** argv) {
   if (!st.ok()) {
     std::cerr << "synth_trace: " << st.message() << '\n';
     return 2;
+  }
+  if (!smi_path.empty()) {
+    SmiLogParams sp;
+    sp.period_ns = smi_period_ms * gpuwhy::kNsPerMs;
+    sp.tz_offset_hours = static_cast<int>(smi_tz);
+    gpuwhy::Status ss = WriteTrace(SmiLog(t, sp), smi_path);
+    if (!ss.ok()) {
+      std::cerr << "synth_trace: " << ss.message() << '\n';
+      return 2;
+    }
   }
   if (truth) {
     const GroundTruth& g = t.truth;

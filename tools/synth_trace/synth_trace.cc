@@ -461,6 +461,10 @@ SynthTrace Generate(const ScenarioParams& p) {
   }
   SynthTrace out;
   out.truth = Truth(p, events);
+  for (const Event& e : events)
+    if (e.role == Role::kKernel)
+      out.kernel_intervals_ns.emplace_back(p.base_time_ns + e.start_ns, p.base_time_ns + e.end_ns);
+  std::sort(out.kernel_intervals_ns.begin(), out.kernel_intervals_ns.end());
 
   Formatter f(p);
   std::string& o = out.json;
@@ -522,6 +526,64 @@ SynthTrace Generate(const ScenarioParams& p) {
     o += fmt::format(",\n  \"traceName\": \"synth_{}.pt.trace.json\"", ScenarioName(p.scenario));
   o += "\n}\n";
   return out;
+}
+
+namespace {
+
+// CivilFromDays: (year, month, day) of days since 1970-01-01 (H. Hinnant's algorithm).
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2 ? 1 : 0);
+}
+
+std::string SmiTimestamp(int64_t unix_ns) {
+  const int64_t ms = unix_ns / kNsPerMs;
+  const int64_t secs = ms / 1000;
+  const int64_t days = secs / 86400;
+  const int64_t sod = secs % 86400;
+  int64_t y = 0;
+  unsigned mo = 0, d = 0;
+  CivilFromDays(days, &y, &mo, &d);
+  return fmt::format("{:04}/{:02}/{:02} {:02}:{:02}:{:02}.{:03}", y, mo, d, sod / 3600,
+                     sod / 60 % 60, sod % 60, ms % 1000);
+}
+
+}  // namespace
+
+std::string SmiLog(const SynthTrace& trace, const SmiLogParams& sp) {
+  std::string o =
+      "timestamp, index, name, utilization.gpu [%], utilization.memory [%], power.draw [W], "
+      "power.limit [W]\n";
+  const auto& k = trace.kernel_intervals_ns;
+  if (k.empty() || sp.period_ns <= 0) return o;
+  int64_t last_end = 0;
+  for (const auto& iv : k) last_end = std::max(last_end, iv.second);
+  const int64_t t0 = k.front().first - sp.lead_ns;
+  const int64_t t1 = last_end + sp.tail_ns;
+  const int64_t tz_ns = static_cast<int64_t>(sp.tz_offset_hours) * 3600 * kNsPerS;
+  size_t first = 0;  // first kernel that may overlap the current period
+  for (int64_t end = t0 + sp.period_ns; end <= t1; end += sp.period_ns) {
+    const int64_t start = end - sp.period_ns;
+    int64_t busy = 0, covered = start;  // union of kernel time inside [start, end)
+    while (first < k.size() && k[first].second <= start) ++first;
+    for (size_t i = first; i < k.size() && k[i].first < end; ++i) {
+      const int64_t s = std::max({k[i].first, start, covered}), e = std::min(k[i].second, end);
+      if (e > s) busy += e - s;
+      covered = std::max(covered, e);
+    }
+    const int util = static_cast<int>((busy * 100 + sp.period_ns / 2) / sp.period_ns);
+    const double power_w = 70.0 + 5.3 * util;
+    o += fmt::format("{}, 0, NVIDIA H100 80GB HBM3, {} %, {} %, {:.2f} W, 700.00 W\n",
+                     SmiTimestamp(end + tz_ns), util, util / 2, power_w);
+  }
+  return o;
 }
 
 Status WriteTrace(const std::string& json, const std::string& path) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -110,7 +111,26 @@ struct GroundTruth {
 struct SynthTrace {
   std::string json;
   GroundTruth truth;
+  // kernel_intervals_ns: [start, end) of every kernel, absolute ns, by start.
+  std::vector<std::pair<int64_t, int64_t>> kernel_intervals_ns;
 };
+
+// SmiLogParams: how SmiLog() samples the trace.
+struct SmiLogParams {
+  int64_t period_ns = 100 * kNsPerMs;  // nvidia-smi -lms 100
+  int tz_offset_hours = 0;             // local time = UTC + this (nvidia-smi writes local time)
+  int64_t lead_ns = 1 * kNsPerS;       // sampling starts this long before the first kernel
+  int64_t tail_ns = 1 * kNsPerS;       // and ends this long after the last one
+};
+
+// SmiLog: an `nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,
+// utilization.memory,power.draw,power.limit --format=csv -lms P` log of the
+// trace's GPU 0. utilization.gpu of each sample is NVML's definition over the
+// period before it: the share of that period in which a kernel ran, rounded
+// to a whole percent. Power follows utilization (70 W idle to 600 W busy, of a
+// 700 W limit); memory utilization is half the GPU-Util. Timestamps are
+// "YYYY/MM/DD HH:MM:SS.mmm" local time with no zone, as nvidia-smi prints them.
+std::string SmiLog(const SynthTrace& trace, const SmiLogParams& params);
 
 // Generate: build the trace for `params`.
 SynthTrace Generate(const ScenarioParams& params);

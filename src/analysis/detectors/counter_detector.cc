@@ -81,8 +81,8 @@ std::string SamplingPhrase(int64_t period_ns) {
 
 SampledShape ShapeOf(const SampledDeviceStats& st) {
   if (!IsValid(st.under_10_ratio)) return SampledShape::kUnknown;
-  if (st.under_10_ratio >= 0.5) return SampledShape::kMostlyIdle;
   if (st.under_10_ratio >= 0.15 && st.over_90_ratio >= 0.15) return SampledShape::kBursts;
+  if (st.under_10_ratio >= 0.5) return SampledShape::kMostlyIdle;
   return SampledShape::kMiddleBand;
 }
 
@@ -202,7 +202,6 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
       f.severity = SeverityFromLoss(ratio);
     };
     const std::string at = " (" + st.util_source + ", " + SamplingPhrase(st.period_ns) + ")";
-    const bool coarse = !IsValid(st.period_ns) || st.period_ns >= kNsPerS;
 
     // Idle from GPU-Util.
     if (IsValid(st.gpu_util_ratio) && 1.0 - st.gpu_util_ratio >= 0.10) {
@@ -239,12 +238,6 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
           {FixKind::kHostSpeed,
            "Name the cause: record a few steps with torch.profiler (or nsys) and run "
            "`gpuwhy analyze` on the trace; counters alone cannot say which call blocks."});
-      if (coarse)
-        f.caveats.push_back(
-            (IsValid(st.period_ns) ? "Sampled every " + FormatPeriod(st.period_ns)
-                                   : std::string("No timestamps, so the sample period is unknown")) +
-            ": gaps and bursts shorter than the period are averaged away, so jumps cannot be told "
-            "from wobble.");
       f.caveats.push_back("Idle share is an upper bound on what the fixes could save.");
       out.push_back(std::move(f));
     }

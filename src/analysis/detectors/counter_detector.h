@@ -51,8 +51,8 @@ struct SampledDeviceStats {
 };
 
 // SampledShape: what the GPU-Util samples look like (from the under-10% and
-// over-90% shares): kMostlyIdle (>= 50% under 10%), kBursts (>= 15% under 10%
-// and >= 15% over 90%), else kMiddleBand; kUnknown without GPU-Util.
+// over-90% shares): kBursts (>= 15% under 10% and >= 15% over 90%), else
+// kMostlyIdle (>= 50% under 10%), else kMiddleBand; kUnknown without GPU-Util.
 enum class SampledShape : uint8_t { kUnknown, kMostlyIdle, kBursts, kMiddleBand };
 SampledShape ShapeOf(const SampledDeviceStats& st);
 // ShapePhrase: a short explanation of the shape, for summaries.

@@ -340,10 +340,18 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       "Times lost are upper bounds (what each fix could save at most) and overlap: do not add them.");
   bool counters = false;
   for (const model::Trace* t : traces) counters = counters || !t->counters.empty();
-  if (pd == nullptr && sampled)
+  if (pd == nullptr && sampled) {
     dx.caveats.push_back(
         "Counters only, no kernel timeline: causes are inferred from sampled counters; gaps "
         "shorter than the sample period are invisible.");
+    if (IsValid(sampled->gpu_util_ratio) &&
+        (!IsValid(sampled->period_ns) || sampled->period_ns >= kNsPerS))
+      dx.caveats.push_back(
+          (IsValid(sampled->period_ns) ? "Sampled every " + FormatPeriod(sampled->period_ns)
+                                       : std::string("No timestamps, so the sample period is unknown")) +
+          ": idle gaps and bursts within a step are averaged away, so jumps cannot be told from "
+          "wobble. Sample faster (nvidia-smi -lms 100, gpuwhy record) or profile a few steps.");
+  }
   if (!counters)
     dx.caveats.push_back(
         "No hardware counters in this trace: SM/tensor/DRAM activity is inferred from kernel names "

@@ -46,7 +46,25 @@ void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
     size_t room = width > DisplayWidth(tail) + 3 ? width - DisplayWidth(tail) - 3 : 0;
     if (DisplayWidth(path) > room && room > 3) path = "..." + LastColumns(path, room - 3);
     out << FitWidth("== " + path + tail, width) << '\n';
-    for (const std::string& m : in.merged_inputs) out << FitWidth("   + merged " + m, width) << '\n';
+    for (const std::string& m : in.merged_inputs) {
+      // Word-wrapped: the note carries the time shift, which must stay visible.
+      std::string line = "   + merged";
+      size_t pos = 0;
+      while (pos < m.size()) {
+        size_t next = m.find(' ', pos);
+        if (next == std::string::npos) next = m.size();
+        std::string word = m.substr(pos, next - pos);
+        if (DisplayWidth(line) + 1 + DisplayWidth(word) > width && DisplayWidth(line) > 7) {
+          out << line << '\n';
+          line = "      ";
+        } else {
+          line += ' ';
+        }
+        line += word;
+        pos = next + 1;
+      }
+      out << FitWidth(line, width) << '\n';
+    }
     for (const TerminalSection& s : sections)
       if (s.placement == SectionPlacement::kTraceHeader && s.trace_fn) s.trace_fn(ctx, out);
     for (const analysis::DeviceSummary& d : trace.summary.devices) {
