@@ -37,6 +37,18 @@ std::string EnclosingOps(const model::Trace& t, int64_t tid, int64_t s, int64_t 
   return out;
 }
 
+// SyncEventName: the API a cuda_sync event of `kind` stands for.
+std::string_view SyncEventName(model::SyncKind kind) {
+  switch (kind) {
+    case model::SyncKind::kEventSynchronize: return "cudaEventSynchronize";
+    case model::SyncKind::kStreamSynchronize: return "cudaStreamSynchronize";
+    case model::SyncKind::kContextSynchronize: return "cudaDeviceSynchronize";
+    case model::SyncKind::kStreamWaitEvent: return "cudaStreamWaitEvent";
+    case model::SyncKind::kUnknown: break;
+  }
+  return "synchronize";
+}
+
 struct Pattern {
   int64_t count = 0;
   int64_t ns = 0;
@@ -49,7 +61,8 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
   const model::Trace& t = in.trace;
   const model::ApiTable& api = t.api_calls;
   const Timeline& tl = in.timeline;
-  if (tl.blocking_api_rows.empty()) return out;
+  if (tl.blocking_api_rows.empty() && tl.blocking_sync_rows.empty()) return out;
+  const model::SyncTable& sy = t.syncs;
 
   // Per-thread call order, to see what came right before a sync.
   std::unordered_map<int64_t, std::vector<uint32_t>> by_tid;
@@ -97,6 +110,21 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       Pattern& q = (IsValid(bytes) && bytes <= kScalarReadMaxBytes) ? scalar_reads : tensor_reads;
       ++q.count;
       q.ns += dur;
+    }
+    // cuda_sync events no API call accounts for (runtime events missing).
+    int64_t event_calls = 0;
+    for (uint32_t row : tl.blocking_sync_rows) {
+      if (IsValid(sy.device_id[row]) && sy.device_id[row] != d.device_id) continue;
+      int32_t si = Timeline::StepIndexAt(d, sy.start_ns[row]);
+      if (si < 0) continue;
+      int64_t dur = sy.end_ns[row] - sy.start_ns[row];
+      ++calls;
+      ++event_calls;
+      blocked_ns += dur;
+      ++per_step_calls[static_cast<size_t>(si)];
+      Pattern& p = by_name[std::string(SyncEventName(sy.kind[row]))];
+      ++p.count;
+      p.ns += dur;
     }
     if (calls == 0) continue;
     int64_t h2d_waits = 0;
@@ -153,9 +181,27 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
     for (int64_t c : per_step_calls) steps_with_sync += c > 0;
     AddMetric(f, "steps_with_sync_ratio", static_cast<double>(steps_with_sync) / steps, "ratio",
               "steps with a blocking call");
+    if (event_calls > 0)
+      f.notes.push_back(std::to_string(event_calls) +
+                        " of these come from cuda_sync events with no matching runtime call in "
+                        "the trace.");
     for (size_t i = 0; i < worst.size() && i < 5; ++i) {
       const IdleGap& g = *worst[i];
       uint32_t row = g.sync_api_row;
+      if (row == UINT32_MAX) {
+        const uint32_t er = g.sync_event_row;
+        if (er == UINT32_MAX) continue;
+        Example ex;
+        ex.what = std::string(SyncEventName(sy.kind[er]));
+        ex.start_ns = sy.start_ns[er];
+        ex.dur_ns = sy.end_ns[er] - sy.start_ns[er];
+        if (d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
+        ex.device_id = d.device_id;
+        ex.rank = in.rank;
+        ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it (cuda_sync event)";
+        f.examples.push_back(std::move(ex));
+        continue;
+      }
       Example ex;
       ex.what = std::string(CanonicalApiName(t.Str(api.name[row])));
       ex.start_ns = api.start_ns[row];

@@ -242,6 +242,27 @@ Timeline BuildTimeline(const model::Trace& trace) {
     }
   }
   {
+    // cuda_sync events not already covered by a blocking API call.
+    std::vector<int64_t> api_corr;
+    for (uint32_t row : tl.blocking_api_rows)
+      if (IsValid(api.correlation_id[row])) api_corr.push_back(api.correlation_id[row]);
+    std::sort(api_corr.begin(), api_corr.end());
+    const model::SyncTable& sy = trace.syncs;
+    for (size_t i = 0; i < sy.size(); ++i) {
+      const model::SyncKind kind = sy.kind[i];
+      if (kind != model::SyncKind::kEventSynchronize && kind != model::SyncKind::kStreamSynchronize &&
+          kind != model::SyncKind::kContextSynchronize)
+        continue;
+      if (!Valid(sy.start_ns[i], sy.end_ns[i])) continue;
+      if (IsValid(sy.correlation_id[i]) &&
+          std::binary_search(api_corr.begin(), api_corr.end(), sy.correlation_id[i]))
+        continue;
+      tl.blocking_sync_rows.push_back(static_cast<uint32_t>(i));
+    }
+    std::stable_sort(tl.blocking_sync_rows.begin(), tl.blocking_sync_rows.end(),
+                     [&](uint32_t a, uint32_t b) { return sy.start_ns[a] < sy.start_ns[b]; });
+  }
+  {
     std::vector<Interval> dl;
     const model::RangeTable& r = trace.ranges;
     for (size_t i = 0; i < r.size(); ++i) {
@@ -349,6 +370,24 @@ Timeline BuildTimeline(const model::Trace& trace) {
       bmaxend.push_back(take ? api.end_ns[row] : bmaxend.back());
       bmaxrow.push_back(take ? row : bmaxrow.back());
     }
+    // The same structure over this device's blocking cuda_sync events
+    // (device-less events count on every device).
+    std::vector<int64_t> estart, emaxend;
+    std::vector<uint32_t> emaxrow;
+    for (uint32_t row : tl.blocking_sync_rows) {
+      const int32_t sd = trace.syncs.device_id[row];
+      if (IsValid(sd) && sd != dev) continue;
+      estart.push_back(trace.syncs.start_ns[row]);
+      bool take = emaxend.empty() || trace.syncs.end_ns[row] > emaxend.back();
+      emaxend.push_back(take ? trace.syncs.end_ns[row] : emaxend.back());
+      emaxrow.push_back(take ? row : emaxrow.back());
+    }
+    auto covering_sync_event = [&](int64_t t) -> uint32_t {
+      auto it = std::upper_bound(estart.begin(), estart.end(), t);
+      if (it == estart.begin()) return UINT32_MAX;
+      size_t i = static_cast<size_t>(it - estart.begin()) - 1;
+      return emaxend[i] >= t ? emaxrow[i] : UINT32_MAX;
+    };
     auto covering_sync = [&](int64_t t) -> uint32_t {
       auto it = std::upper_bound(bstart.begin(), bstart.end(), t);
       if (it == bstart.begin()) return UINT32_MAX;
@@ -375,9 +414,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
         if (rest <= 0) return;
         IdleGap g{g0, g1, rest, IdleCause::kOther, static_cast<int32_t>(wi)};
         uint32_t srow = covering_sync(g0);
+        uint32_t erow = srow == UINT32_MAX ? covering_sync_event(g0) : UINT32_MAX;
         if (srow != UINT32_MAX) {
           g.cause = row_is_h2d[srow] ? IdleCause::kH2dSync : IdleCause::kSync;
           g.sync_api_row = srow;
+        } else if (erow != UINT32_MAX) {
+          g.cause = IdleCause::kSync;
+          g.sync_event_row = erow;
         } else {
           uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;
           if (row != UINT32_MAX && api.start_ns[row] > g0)

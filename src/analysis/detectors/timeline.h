@@ -14,7 +14,8 @@
 //     kH2dSync    the GPU drained while the host was blocked in a host-to-device
 //                 copy: a blocking HtoD copy, or a sync right after an HtoD
 //                 cudaMemcpyAsync on the same thread (non_blocking=False / pageable);
-//     kSync       the GPU drained while another host-blocking sync/copy call ran;
+//     kSync       the GPU drained while another host-blocking sync/copy call ran,
+//                 or, with no such call, while a host-blocking cuda_sync event ran;
 //     kHostLaunch the op that ends the gap was launched after the gap began
 //                 (HTA host_wait: the CPU was not enqueuing fast enough);
 //     kKernelWait the gap is under 30 µs (HTA kernel_wait);
@@ -79,6 +80,9 @@ struct IdleGap {
   IdleCause cause = IdleCause::kOther;
   int32_t step_index = -1;    // index into DeviceTimeline::steps
   uint32_t sync_api_row = UINT32_MAX;  // kSync/kH2dSync: the blocking call
+  // kSync with no blocking API call covering the gap: the cuda_sync event
+  // (row of trace.syncs) that does.
+  uint32_t sync_event_row = UINT32_MAX;
 };
 
 // DeviceTimeline: one device with GPU events.
@@ -106,6 +110,11 @@ struct Timeline {
   IntervalList dataloader;              // host DataLoader ranges (union)
   std::vector<uint32_t> blocking_api_rows;  // host-blocking sync/copy calls, by start
   std::vector<bool> blocking_is_h2d;        // per blocking row: waits on an HtoD copy
+  // blocking_sync_rows: cuda_sync events (trace.syncs rows) that block the host
+  // (event, stream or context synchronize; not stream-wait-event) and that no
+  // blocking API call above accounts for (same correlation id): the evidence
+  // when runtime events are missing or unnamed. By start.
+  std::vector<uint32_t> blocking_sync_rows;
   // api row of each correlation id (launch or copy call), for GPU→host links.
   std::vector<int64_t> corr_keys;       // sorted correlation ids
   std::vector<uint32_t> corr_rows;      // api row for corr_keys[i]

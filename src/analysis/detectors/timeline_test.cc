@@ -89,6 +89,51 @@ TEST(Timeline, AttributesGapsToDataLoaderSyncAndLaunches) {
   EXPECT_NEAR(s[0].lost_step_ratio, 0.11, 1e-9);
 }
 
+// A trace with kernels and cuda_sync events but no sync runtime call (e.g.
+// runtime events filtered): the gap after the sync event is kSync, and the
+// sync detector counts the event.
+TEST(Timeline, CudaSyncEventsAttributeIdleWithoutRuntimeCalls) {
+  Builder b;
+  b.Step(1, 0, 1000 * kUs);
+  b.Kernel(10 * kUs, 20 * kUs, 300 * kUs);
+  // Stream sync on the host from 30 µs to 310 µs; the next kernel is
+  // launched at 600 µs, so the GPU idles 300..620 µs.
+  model::SyncRow sr;
+  sr.device_id = 0; sr.stream_id = 7; sr.start_ns = 30 * kUs; sr.end_ns = 310 * kUs;
+  sr.kind = model::SyncKind::kStreamSynchronize; sr.correlation_id = 999;
+  b.t.syncs.Append(sr);
+  // A stream-wait-event does not block the host and must not count.
+  model::SyncRow wr = sr;
+  wr.kind = model::SyncKind::kStreamWaitEvent; wr.start_ns = 700 * kUs; wr.end_ns = 705 * kUs;
+  b.t.syncs.Append(wr);
+  b.Kernel(600 * kUs, 620 * kUs, 900 * kUs);
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  ASSERT_EQ(tl.blocking_sync_rows.size(), 1u);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  const DeviceTimeline& d = tl.devices[0];
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)], 320 * kUs);
+  std::vector<Finding> f = DetectSyncs({b.t, tl, kMissingI32});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "sync.host_sync");
+  EXPECT_EQ(f[0].lost_per_step_ns, 320 * kUs);
+  ASSERT_FALSE(f[0].examples.empty());
+  EXPECT_EQ(f[0].examples[0].what, "cudaStreamSynchronize");
+
+  // With the runtime call present (same correlation id), the event is not
+  // counted twice.
+  model::Trace& c = b.t;
+  model::ApiRow a;
+  a.pid = 1; a.tid = 1; a.start_ns = 30 * kUs; a.end_ns = 310 * kUs; a.cbid = 131;
+  a.name = c.strings.Intern("cudaStreamSynchronize");
+  a.correlation_id = 999;
+  c.api_calls.Append(a);
+  c.Finalize();
+  Timeline tl2 = BuildTimeline(c);
+  EXPECT_TRUE(tl2.blocking_sync_rows.empty());
+  EXPECT_EQ(tl2.devices[0].idle_by_cause[static_cast<size_t>(IdleCause::kSync)], 320 * kUs);
+}
+
 TEST(Timeline, NoStepMarkersUseTheKernelSpan) {
   Builder b;
   b.Kernel(0, 100 * kUs, 200 * kUs);
