@@ -242,11 +242,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
     }
   }
   {
-    // cuda_sync events not already covered by a blocking API call.
-    std::vector<int64_t> api_corr;
-    for (uint32_t row : tl.blocking_api_rows)
-      if (IsValid(api.correlation_id[row])) api_corr.push_back(api.correlation_id[row]);
-    std::sort(api_corr.begin(), api_corr.end());
+    // cuda_sync events with no runtime call of the same correlation id. When
+    // the call is there it decides (blocking or not): old nsys exports label
+    // cudaStreamWaitEvent records as stream synchronizes.
     const model::SyncTable& sy = trace.syncs;
     for (size_t i = 0; i < sy.size(); ++i) {
       const model::SyncKind kind = sy.kind[i];
@@ -254,8 +252,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
           kind != model::SyncKind::kContextSynchronize)
         continue;
       if (!Valid(sy.start_ns[i], sy.end_ns[i])) continue;
-      if (IsValid(sy.correlation_id[i]) &&
-          std::binary_search(api_corr.begin(), api_corr.end(), sy.correlation_id[i]))
+      if (IsValid(sy.correlation_id[i]) && tl.FindApiRow(sy.correlation_id[i]) != UINT32_MAX)
         continue;
       tl.blocking_sync_rows.push_back(static_cast<uint32_t>(i));
     }

@@ -111,9 +111,9 @@ struct Timeline {
   std::vector<uint32_t> blocking_api_rows;  // host-blocking sync/copy calls, by start
   std::vector<bool> blocking_is_h2d;        // per blocking row: waits on an HtoD copy
   // blocking_sync_rows: cuda_sync events (trace.syncs rows) that block the host
-  // (event, stream or context synchronize; not stream-wait-event) and that no
-  // blocking API call above accounts for (same correlation id): the evidence
-  // when runtime events are missing or unnamed. By start.
+  // (event, stream or context synchronize; not stream-wait-event) and have no
+  // runtime call of the same correlation id (the call, when present, decides):
+  // the evidence when runtime events are missing. By start.
   std::vector<uint32_t> blocking_sync_rows;
   // api row of each correlation id (launch or copy call), for GPU→host links.
   std::vector<int64_t> corr_keys;       // sorted correlation ids
