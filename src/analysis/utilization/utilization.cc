@@ -196,6 +196,11 @@ int64_t FinePeriod(const UtilizationOptions& o, const StepResult& steps, int64_t
                               10 * kNsPerMs);
     }
   }
+  // A capture shorter than ~20 default bins (a micro-benchmark) gets finer
+  // bins, down to 100 µs, so it still has enough samples to classify.
+  constexpr int64_t kMinBins = 20, kMinPeriodNs = 100 * kNsPerUs;
+  if (!IsValid(o.fine_period_ns) && window > 0 && window / p < kMinBins)
+    p = std::max(window / kMinBins, kMinPeriodNs);
   while (window / p > static_cast<int64_t>(o.max_bins)) p *= 2;
   return p;
 }

@@ -250,3 +250,26 @@ TEST(UtilizationTest, CounterOnlyInputUsesTheSeriesAndItsPeriod) {
 
 }  // namespace
 }  // namespace gpuwhy::analysis
+
+namespace gpuwhy::analysis {
+namespace {
+
+// A 6 ms micro-benchmark (big-grid kernels, 1 µs gaps): the fine series
+// shrinks its bins so the capture still classifies, instead of one 10 ms
+// sample reading INSUFFICIENT_DATA.
+TEST(Utilization, ShortCaptureGetsFinerBins) {
+  TimelineBuilder b;
+  b.Kernels(1000 * kNsPerMs, 200, 30 * kNsPerUs, 1 * kNsPerUs, 4.0f);
+  model::Trace t = b.Done();
+  UtilizationResult r = AnalyzeUtilization(t);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const UtilSeries* fine = FindSeries(r.devices[0], "fine");
+  ASSERT_NE(fine, nullptr);
+  EXPECT_LT(fine->period_ns, 10 * kNsPerMs);
+  EXPECT_GE(fine->period_ns, 100 * kNsPerUs);
+  EXPECT_GE(fine->util_ratio.size(), 20u);
+  EXPECT_EQ(r.devices[0].verdict.curve_class, CurveClass::kHealthy);
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis
