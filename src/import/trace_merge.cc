@@ -72,6 +72,15 @@ std::map<int32_t, int32_t> DeviceMap(const model::Trace& from, const model::Trac
   return m;
 }
 
+// UnixOffset: what to add to `t`'s times to get unix-epoch ns, or missing
+// when its clock has no known relation to wall-clock time. nsys times count
+// from the session start, whose epoch time TARGET_INFO_SESSION_START_TIME gives.
+int64_t UnixOffset(const model::Trace& t) {
+  if (t.info.clock == "unix_realtime") return 0;
+  if (t.info.clock == "nsys_session" && IsValid(t.info.base_time_ns)) return t.info.base_time_ns;
+  return kMissingI64;
+}
+
 std::string FileName(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -165,9 +174,12 @@ std::vector<MergeNote> MergeCounterInputs(std::vector<model::Trace>& traces,
     std::vector<Candidate> cands;
     for (size_t e = 0; e < traces.size(); ++e) {
       const model::Trace& to = traces[e];
-      if (e == c || merged[e] || !HasGpuEvents(to) || to.info.clock != "unix_realtime") continue;
+      const int64_t to_unix = UnixOffset(to);
+      if (e == c || merged[e] || !HasGpuEvents(to) || !IsValid(to_unix)) continue;
       auto [e0, e1] = to.TimeExtent();
       if (!IsValid(e0) || e1 <= e0) continue;
+      e0 += to_unix;
+      e1 += to_unix;
       for (int q = -kMaxQuarterHours; q <= kMaxQuarterHours; ++q) {
         const int64_t off = q * kQuarterHourNs;
         const double cover = static_cast<double>(Overlap(c0 + off, c1 + off, e0, e1)) /
@@ -188,7 +200,8 @@ std::vector<MergeNote> MergeCounterInputs(std::vector<model::Trace>& traces,
       if (k.cover < best_cover - 1e-9) continue;
       ++fitting;
       auto [e0, e1] = traces[k.trace].TimeExtent();
-      const double util = MeanUtilIn(from, e0 - k.offset, e1 - k.offset);
+      const int64_t to_unix = UnixOffset(traces[k.trace]);
+      const double util = MeanUtilIn(from, e0 + to_unix - k.offset, e1 + to_unix - k.offset);
       auto rank = [&](const Candidate& x, double u) {
         return std::make_tuple(x.offset == 0, x.offset % (4 * kQuarterHourNs) == 0, u,
                                -std::llabs(x.offset));
@@ -202,7 +215,10 @@ std::vector<MergeNote> MergeCounterInputs(std::vector<model::Trace>& traces,
     const int64_t best_offset = pick->offset;
     model::Trace& to = traces[best];
     auto [e0, e1] = to.TimeExtent();
-    MergeNote note = Merge(from, to, best_offset, e0, e1);
+    // The log's unix times plus the zone shift, onto the event trace's clock.
+    MergeNote note = Merge(from, to, best_offset - UnixOffset(to), e0, e1);
+    note.offset_ns = best_offset;
+    note.how = OffsetText(best_offset);
     if (fitting > 1 && best_offset != 0)
       note.how += " (" + std::to_string(fitting) + " shifts fit; chose the busiest samples)";
     note.counter_path = paths[c];

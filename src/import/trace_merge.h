@@ -9,8 +9,10 @@
 // Contract:
 // - A trace is "counter-only" when it has counter series or GPU process rows
 //   but no GPU or host events. An "event trace" has GPU events.
-// - Alignment is on wall-clock time: both traces must use the unix_realtime
-//   clock and the counter input must carry timestamps. The counter span must
+// - Alignment is on wall-clock time: the counter input must use the
+//   unix_realtime clock with timestamps, and the event trace either the same
+//   clock or nsys's session clock with a known session start
+//   (TARGET_INFO_SESSION_START_TIME.utcEpochNs). The counter span must
 //   overlap the event trace's extent, either as is or after a whole multiple
 //   of 15 minutes within +-14 h: nvidia-smi writes local time without a zone
 //   and gpuwhy reads it as UTC, so a time-zone offset is the usual mismatch.
@@ -37,7 +39,7 @@ namespace gpuwhy::import {
 struct MergeNote {
   std::string counter_path;  // the merged counter input
   std::string into_path;     // the event trace it went into
-  int64_t offset_ns = 0;     // added to the counter input's times
+  int64_t offset_ns = 0;     // wall-clock shift applied to the counter input (time zone)
   int64_t series = 0;        // counter series merged
   int64_t samples_kept = 0;  // samples inside the event window
   int64_t samples_dropped = 0;

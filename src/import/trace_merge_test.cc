@@ -141,3 +141,53 @@ TEST(TraceMerge, DevicesMapByPciBusId) {
 
 }  // namespace
 }  // namespace gpuwhy::import
+
+namespace gpuwhy::import {
+namespace {
+
+// nsys exports count from the session start; TARGET_INFO_SESSION_START_TIME
+// (info.base_time_ns) ties that clock to the wall clock.
+TEST(TraceMerge, NsysSessionClockUsesTheSessionStart) {
+  model::Trace nsys;
+  nsys.info.format = "nsys-sqlite";
+  nsys.info.clock = "nsys_session";
+  nsys.info.base_time_ns = kT0;
+  for (int i = 0; i < 10; ++i) {
+    model::KernelRow k;
+    k.device_id = 0;
+    k.start_ns = 2 * kNsPerS + i * 100 * kNsPerMs;  // 2 s into the session
+    k.end_ns = k.start_ns + 50 * kNsPerMs;
+    k.name = nsys.strings.Intern("k");
+    nsys.kernels.Append(k);
+  }
+  nsys.Finalize();
+  std::vector<model::Trace> traces;
+  traces.push_back(std::move(nsys));
+  traces.push_back(SmiTrace(kT0, 60));  // 6 s of samples from the session start
+  std::vector<std::string> paths = {"report1.sqlite", "gpu_log.csv"};
+  std::vector<MergeNote> notes = MergeCounterInputs(traces, paths);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].offset_ns, 0);  // no zone shift: the log is in UTC
+  ASSERT_EQ(traces.size(), 1u);
+  const model::CounterSeries& s = traces[0].counters[0];
+  ASSERT_FALSE(s.ts_ns.empty());
+  // On the session clock: (2 s, 2.95 s + 100 ms].
+  EXPECT_GT(s.ts_ns.front(), 2 * kNsPerS);
+  EXPECT_LE(s.ts_ns.back(), 3050 * kNsPerMs);
+
+  // Without a session start the clocks cannot be related: no merge.
+  model::Trace lone;
+  lone.info.clock = "nsys_session";
+  model::KernelRow k;
+  k.device_id = 0; k.start_ns = 0; k.end_ns = 10; k.name = lone.strings.Intern("k");
+  lone.kernels.Append(k);
+  lone.Finalize();
+  std::vector<model::Trace> t2;
+  t2.push_back(std::move(lone));
+  t2.push_back(SmiTrace(kT0, 10));
+  std::vector<std::string> p2 = {"a.sqlite", "b.csv"};
+  EXPECT_TRUE(MergeCounterInputs(t2, p2).empty());
+}
+
+}  // namespace
+}  // namespace gpuwhy::import
