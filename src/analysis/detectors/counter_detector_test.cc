@@ -93,7 +93,8 @@ TEST(CounterDetector, LowPowerWhileBusy) {
   AddSeries(t, model::CounterKind::kGpuUtil, 30, [](int) { return 0.95; });
   AddSeries(t, model::CounterKind::kPowerMw, 30, [](int) { return 120000.0; });
   AddSeries(t, model::CounterKind::kPowerLimitMw, 30, [](int) { return 700000.0; });
-  const Finding* p = FindId(Detect(t), "kernel_efficiency.low_power");
+  std::vector<Finding> f = Detect(t);
+  const Finding* p = FindId(f, "kernel_efficiency.low_power");
   ASSERT_NE(p, nullptr);
   EXPECT_NEAR(p->evidence[1].value, 120.0 / 700.0, 1e-9);
 }
@@ -105,7 +106,8 @@ TEST(CounterDetector, ThrottleReasonsButNotIdleBit) {
   SampledDeviceStats st = ComputeSampledStats(t, 0);
   EXPECT_NEAR(st.throttle_ratio, 0.25, 1e-9);
   EXPECT_NEAR(st.reason_idle_ratio, 0.75, 1e-9);
-  ASSERT_NE(FindId(Detect(t), "kernel_efficiency.throttling"), nullptr);
+  std::vector<Finding> f = Detect(t);
+  ASSERT_NE(FindId(f, "kernel_efficiency.throttling"), nullptr);
 }
 
 TEST(CounterDetector, DevicesWithEventsAreLeftToTheTimelineDetectors) {
@@ -129,7 +131,8 @@ TEST(CounterDetector, UntimedSamplesHaveNoSpan) {
   for (size_t i = 0; i < 10; ++i) t.counters[0].ts_ns[i] = static_cast<int64_t>(i);
   SampledDeviceStats st = ComputeSampledStats(t, 0);
   EXPECT_FALSE(IsValid(st.span_ns));
-  const Finding* idle = FindId(Detect(t), "idle.sampled");
+  std::vector<Finding> f = Detect(t);
+  const Finding* idle = FindId(f, "idle.sampled");
   ASSERT_NE(idle, nullptr);
   EXPECT_FALSE(IsValid(idle->lost_per_step_ns));  // no time base, only the share
   EXPECT_NEAR(idle->lost_step_ratio, 0.7, 1e-9);
