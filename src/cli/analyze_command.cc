@@ -88,7 +88,8 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--compat", options.compat,
                  "also reproduce an anchor tool's figures: tbplugin, hta, nsys (repeatable)")
       ->check(CLI::IsMember({"tbplugin", "hta", "nsys"}))
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);  // one token per --compat: a following FILE is not swallowed
   app.add_flag("--ascii", options.ascii, "ASCII sparklines instead of block characters");
   app.add_option("--scenario", options.scenario,
                  "order fixes for: dev, prod, shared, multi (default: inferred)")

@@ -49,6 +49,52 @@ TEST(AnalyzeMain, TopLimitsTheKernelTable) {
   EXPECT_TRUE(name.starts_with("sm90_xmma_gemm")) << name;
 }
 
+// --compat takes one (comma-separated) token per occurrence: files after it
+// stay positional.
+TEST(AnalyzeMain, CompatDoesNotSwallowFiles) {
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({"--compat", "tbplugin,hta,nsys", kData + "healthy.pt.trace.json.gz",
+                        kData + "fragmented.pt.trace.json.gz"},
+                       &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("healthy.pt.trace.json.gz"), std::string::npos);
+  EXPECT_NE(out.find("fragmented.pt.trace.json.gz"), std::string::npos);
+  ASSERT_EQ(RunAnalyze({"--json", "--compat", "tbplugin", "--compat", "nsys",
+                        kData + "healthy.pt.trace.json.gz"},
+                       &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("\"compat\""), std::string::npos);
+  EXPECT_NE(out.find("\"nsys_compat\""), std::string::npos);
+  EXPECT_EQ(RunAnalyze({"--compat", "bogus", kData + "healthy.pt.trace.json.gz"}, &out, &err), 1);
+}
+
+// A trace and the nvidia-smi log of the same run (tests/data/with_smi, log in
+// UTC+8 local time) become one analyzed trace with the log's counters.
+TEST(AnalyzeMain, TraceAndSmiLogMerge) {
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({"--json", kData + "with_smi"}, &out, &err), 0) << err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array traces;
+  ASSERT_EQ(doc["traces"].get_array().get(traces), simdjson::SUCCESS);
+  ASSERT_EQ(traces.size(), 1u);
+  simdjson::dom::array merged;
+  ASSERT_EQ(traces.at(0)["input"]["merged_inputs"].get_array().get(merged), simdjson::SUCCESS);
+  ASSERT_EQ(merged.size(), 1u);
+  std::string_view note;
+  ASSERT_EQ(merged.at(0).get_string().get(note), simdjson::SUCCESS);
+  EXPECT_NE(note.find("-8 h"), std::string_view::npos) << note;
+  simdjson::dom::array counters;
+  ASSERT_EQ(traces.at(0)["devices"].at(0)["counters"].get_array().get(counters), simdjson::SUCCESS);
+  EXPECT_GE(counters.size(), 1u);
+  int64_t ranks = 0;
+  ASSERT_EQ(traces.at(0)["diagnosis"]["rank_count"].get_int64().get(ranks), simdjson::SUCCESS);
+  EXPECT_EQ(ranks, 1);
+}
+
 TEST(AnalyzeMain, OutputFileAndFolderInput) {
   std::string path = std::string(GPUWHY_BINARY_DIR) + "/analyze_command_test_out.json";
   std::string out, err;

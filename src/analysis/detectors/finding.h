@@ -97,6 +97,9 @@ struct Finding {
   std::vector<Example> examples;   // worst first, at most a handful
   int64_t lost_per_step_ns = kMissingI64;  // upper bound, see file comment
   double lost_step_ratio = kMissingF64;    // lost_per_step_ns / mean step time
+  // lost_is_upper_bound: false when the time lost is an estimate of what the
+  // fix saves (e.g. a 2x speed-up of fp32 GEMMs), not the GPU time the cause held.
+  bool lost_is_upper_bound = true;
   bool per_step_basis = true;  // false: "step" is the whole span (no step markers)
   int32_t step_count = kMissingI32;
   std::vector<Recommendation> recommendations;  // most specific first

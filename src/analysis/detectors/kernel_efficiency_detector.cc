@@ -129,6 +129,7 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       }
       f.caveats.push_back(
           "Time saved is an estimate (a 2x speed-up of the fp32 GEMM/conv kernels), not a bound.");
+      f.lost_is_upper_bound = false;
       f.caveats.push_back(
           "Check accuracy under mixed precision / TF32 (loss scaling, convergence).");
       out.push_back(std::move(f));
@@ -171,6 +172,7 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
            "practical ceiling."});
       f.caveats.push_back(
           "Time saved is an estimate (fusion halving the memory-bound kernel time), not a bound.");
+      f.lost_is_upper_bound = false;
       if (!by_counters)
         f.caveats.push_back(
             "Classified from kernel names; DRAM/SM counters (DCGM, nsys GPU metrics) would confirm it "

@@ -21,7 +21,7 @@ void WriteFinding(const dx::Finding& f, JsonWriter& w) {
   w.FieldInt32("rank", f.rank);
   w.FieldInt("lost_per_step_ns", f.lost_per_step_ns);
   w.FieldDouble("lost_step_ratio", f.lost_step_ratio, 4);
-  w.FieldBool("lost_is_upper_bound", true);
+  w.FieldBool("lost_is_upper_bound", f.lost_is_upper_bound);
   w.FieldBool("per_step_basis", f.per_step_basis);
   w.FieldInt32("step_count", f.step_count);
   w.Key("evidence");
@@ -84,6 +84,8 @@ void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w) {
   w.FieldBool("scenario_inferred", d.scenario_inferred);
   w.Field("scenario_reason", d.scenario_reason);
   w.Field("curve_shape", d.curve_shape);
+  w.Key("curve_reason");
+  w.StringOrNull(d.curve_reason);
   w.Field("bottleneck", d.bottleneck);
   w.FieldDouble("idle_step_ratio", d.idle_step_ratio, 4);
   w.FieldDouble("host_wait_idle_ratio", d.host_wait_idle_ratio, 4);

@@ -118,7 +118,16 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
   }
   w.EndArray();
   WriteVerdict(w, "curve", d->verdict);
-  WriteVerdict(w, "curve_at_nvml_period", d->nvml_verdict);
+  // Only a trace timeline is rebuilt at NVML's period; counter-only devices
+  // have no such verdict (null, not an empty one).
+  bool has_nvml_series = false;
+  for (const analysis::UtilSeries& s : d->series) has_nvml_series |= s.label == "nvml_1/6s";
+  if (has_nvml_series) {
+    WriteVerdict(w, "curve_at_nvml_period", d->nvml_verdict);
+  } else {
+    w.Key("curve_at_nvml_period");
+    w.Null();
+  }
   w.Key("aliasing_note");
   w.StringOrNull(d->aliasing_note);
   w.EndObject();
@@ -169,8 +178,10 @@ void WriteCompatJson(const JsonContext& ctx, JsonWriter& w) {
     for (int i = 0; i < analysis::kTbRoleCount; ++i) {
       w.BeginObject();
       w.Field("role", analysis::ToString(static_cast<analysis::TbRole>(i)));
-      w.FieldDouble("avg_us", r.avg_role_us[static_cast<size_t>(i)], 3);
-      w.FieldDouble("pct", r.role_pct[static_cast<size_t>(i)], 4);
+      // Without steps there is no per-step breakdown: null, not 0.
+      const bool steps = IsValid(r.step_count) && r.step_count > 0;
+      w.FieldDouble("avg_us", steps ? r.avg_role_us[static_cast<size_t>(i)] : kMissingF64, 3);
+      w.FieldDouble("pct", steps ? r.role_pct[static_cast<size_t>(i)] : kMissingF64, 4);
       w.EndObject();
     }
     w.EndArray();

@@ -61,8 +61,9 @@ std::string FormatMetric(const dx::Metric& m) {
 std::string LostText(const dx::Finding& f) {
   if (!IsValid(f.lost_per_step_ns)) return "time lost: n/a";
   std::string per = f.per_step_basis ? "/step" : " in span";
-  return "up to " + FormatDuration(f.lost_per_step_ns) + per + " (" + FormatPct(f.lost_step_ratio) +
-         ")";
+  // Upper bounds read "up to"; estimates of the saving read "about".
+  return std::string(f.lost_is_upper_bound ? "up to " : "about ") +
+         FormatDuration(f.lost_per_step_ns) + per + " (" + FormatPct(f.lost_step_ratio) + ")";
 }
 
 }  // namespace
@@ -84,7 +85,7 @@ void RenderFindings(const TerminalContext& ctx, std::ostream& out) {
     out << "     no findings\n";
     return;
   }
-  out << "\nFindings (ranked by time the fix could save; upper bounds, they overlap)\n";
+  out << "\nFindings (ranked by time the fix could save; upper bounds unless marked \"about\", they overlap)\n";
   for (size_t i = 0; i < d.findings.size() && i < kMaxFindings; ++i) {
     const dx::Finding& f = d.findings[i];
     std::string head = std::to_string(i + 1) + ". [" + std::string(dx::ToString(f.severity)) + "] " +
