@@ -395,8 +395,11 @@ void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::Cou
         break;
     }
   }
-  if (IsValid(*power) && IsValid(*limit) && *limit > 0)
+  if (IsValid(*power) && IsValid(*limit) && *limit > 0) {
     du.counter_power_ratio.value = *power / *limit;
+  } else {
+    du.counter_power_ratio.source.clear();  // no limit: no ratio, and no source for one
+  }
 }
 
 }  // namespace
