@@ -245,6 +245,10 @@ struct TraceInfo {
   std::string format_version; // e.g. Kineto schemaVersion, nsys EXPORT_META version
   std::string clock = "unix_realtime";  // the one clock of every *_ns column
   int64_t base_time_ns = kMissingI64;   // Kineto baseTimeNanoseconds, when present
+  // capture_*: the profiler's own capture window, when the source states it
+  // (Kineto's "PyTorch Profiler (N)" span; several spans: their union).
+  int64_t capture_start_ns = kMissingI64;
+  int64_t capture_end_ns = kMissingI64;
   // merged_inputs: one line per counter input folded into this trace
   // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
   std::vector<std::string> merged_inputs;

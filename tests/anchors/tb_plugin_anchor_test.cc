@@ -72,3 +72,62 @@ TEST(TbPluginAnchorTest, ResNet50NumWorkers4MatchesGoldenOverview) {
 
 }  // namespace
 }  // namespace gpuwhy
+
+#include <simdjson.h>
+
+namespace gpuwhy {
+namespace {
+
+// The plugin's "GPU 0 Utilization" counter track (gpu_metrics_expected.json,
+// 16 ph:"C" events: an axis pair 1, 0 at the start, one percentage per bucket,
+// a closing 0) against ours on gpu_metrics_input.json.
+TEST(TbPluginAnchorTest, UtilizationTimelineMatchesThePlugin) {
+  const std::string rel = "kineto/kineto_tb_plugin/test/gpu_metrics_input.json";
+  const std::string expected_path =
+      anchors::SharedPath("kineto/kineto_tb_plugin/test/gpu_metrics_expected.json");
+  GPUWHY_LOAD_SHARED(t, rel);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.load(expected_path).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array events;
+  ASSERT_EQ(doc["traceEvents"].get_array().get(events), simdjson::SUCCESS);
+  std::vector<std::pair<int64_t, double>> plugin;  // (ts µs, value)
+  for (simdjson::dom::element e : events) {
+    std::string_view ph, name;
+    if (e["ph"].get_string().get(ph) != simdjson::SUCCESS || ph != "C") continue;
+    if (e["name"].get_string().get(name) != simdjson::SUCCESS || name != "GPU 0 Utilization")
+      continue;
+    int64_t ts = 0;
+    double v = 0;
+    ASSERT_EQ(e["ts"].get_int64().get(ts), simdjson::SUCCESS);
+    simdjson::dom::element val = e["args"]["GPU Utilization"];
+    if (val.get_double().get(v) != simdjson::SUCCESS) {
+      int64_t iv = 0;
+      ASSERT_EQ(val.get_int64().get(iv), simdjson::SUCCESS);
+      v = static_cast<double>(iv);
+    }
+    plugin.emplace_back(ts, v);
+  }
+  ASSERT_EQ(plugin.size(), 16u);
+  analysis::TbPluginResult r = analysis::ReproduceTbPlugin(*t);
+  ASSERT_FALSE(r.devices.empty());
+  const analysis::TbPluginDevice& d = r.devices.front();
+  // Drop the axis pair (1, 0) and the closing 0: the rest are the buckets.
+  ASSERT_EQ(d.util_timeline.size(), plugin.size() - 3);
+  std::printf("bucket %lld ns, %zu buckets\n", static_cast<long long>(d.util_timeline_bucket_ns),
+              d.util_timeline.size());
+  for (size_t i = 0; i < d.util_timeline.size(); ++i) {
+    const auto& [ts_us, v] = plugin[i + 2];
+    std::printf("  %lld us  plugin %.6f  ours %.6f (x100)\n", static_cast<long long>(ts_us), v,
+                d.util_timeline[i] * 100.0);
+    // The plugin's values are percentages (6 µs busy in a 1 ms bucket reads
+    // 0.6); ours are ratios.
+    EXPECT_NEAR(d.util_timeline[i] * 100.0, v, 1e-9) << "bucket " << i;
+    EXPECT_EQ(d.util_timeline_start_ns + static_cast<int64_t>(i) * d.util_timeline_bucket_ns,
+              ts_us * 1000)
+        << "bucket " << i;
+  }
+}
+
+}  // namespace
+}  // namespace gpuwhy

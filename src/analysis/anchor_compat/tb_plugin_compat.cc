@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_set>
 
 #include "analysis/gpu_arch/kernel_names.h"
@@ -136,13 +137,31 @@ TbPluginResult ReproduceTbPlugin(const model::Trace& t) {
     if (tb_tc.Get(kt.name[i])) a.tc += dur;
   }
   const double span = static_cast<double>(hi - lo);
+  // Timeline window and buckets (gpu_metrics_parser.py's get_bucket_info).
+  int64_t w0 = t.info.capture_start_ns, w1 = t.info.capture_end_ns;
+  if (!IsValid(w0) || !IsValid(w1) || w1 <= w0) std::tie(w0, w1) = t.TimeExtent();
+  int64_t bucket = kNsPerUs, buckets = 0;
+  if (IsValid(w0) && IsValid(w1) && w1 > w0) {
+    const double range = static_cast<double>(w1 - w0);
+    while (range / static_cast<double>(bucket) > 100.0) bucket *= 10;
+    buckets = static_cast<int64_t>(range / static_cast<double>(bucket));
+  }
   for (auto& [id, a] : dev) {
     TbPluginDevice d;
     d.device_id = id;
+    const std::vector<Interval> merged = MergeIntervals(std::move(a.busy));
+    if (buckets > 0) {
+      d.util_timeline_start_ns = w0;
+      d.util_timeline_bucket_ns = bucket;
+      d.util_timeline.reserve(static_cast<size_t>(buckets));
+      for (int64_t b = 0; b < buckets; ++b) {
+        const int64_t b0 = w0 + b * bucket, b1 = b + 1 < buckets ? b0 + bucket : w1;
+        d.util_timeline.push_back(static_cast<double>(IntersectLength(merged, b0, b1)) /
+                                  static_cast<double>(b1 - b0));
+      }
+    }
     if (span > 0) {
-      d.gpu_util_pct =
-          static_cast<double>(IntersectLength(MergeIntervals(std::move(a.busy)), lo, hi)) / span *
-          100.0;
+      d.gpu_util_pct = static_cast<double>(IntersectLength(merged, lo, hi)) / span * 100.0;
       if (!a.bpsm.empty()) {
         d.sm_efficiency_pct = CappedSumIntegral(std::move(a.bpsm), 1.0, lo, hi) / span * 100.0;
       }

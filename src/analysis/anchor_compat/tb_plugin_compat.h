@@ -45,6 +45,15 @@ struct TbPluginDevice {
   double sm_efficiency_pct = kMissingF64;
   double occupancy_pct = kMissingF64;
   double tensor_core_kernel_pct = kMissingF64;  // plugin allowlist, share of kernel time
+  // The plugin's "GPU Utilization" counter track: the capture window
+  // (TraceInfo::capture_*, else the trace extent) cut into int(range / B)
+  // buckets of B = 1 µs × 10^k, the smallest with range / B <= 100; the last
+  // bucket runs to the window's end. Each value is |∪ kernels ∩ bucket| /
+  // bucket length (kernels of the whole trace, not clipped to steps), as a
+  // ratio; the plugin emits the same value × 100.
+  int64_t util_timeline_start_ns = kMissingI64;
+  int64_t util_timeline_bucket_ns = kMissingI64;
+  std::vector<double> util_timeline;
 };
 
 // TbPluginResult: the overview page of one worker trace.

@@ -1608,6 +1608,15 @@ void KinetoParser::CommitComplete(RawEvent& ev) {
         AddRange(ev, RangeKind::kUserAnnotation, step);
         return;
       }
+      // The profiler's capture span (TB plugin draws its utilization timeline over it).
+      if (Eq(ev.cat, "Trace") && ev.name.starts_with("PyTorch Profiler") && IsValid(end_ns)) {
+        model::TraceInfo& info = trace_.info;
+        info.capture_start_ns = IsValid(info.capture_start_ns)
+                                    ? std::min(info.capture_start_ns, ev.ts_ns) : ev.ts_ns;
+        info.capture_end_ns = IsValid(info.capture_end_ns)
+                                  ? std::max(info.capture_end_ns, end_ns) : end_ns;
+        return;
+      }
       trace_.stats.Bump(ImportStat::unknown_category);
       return;
   }
@@ -1795,6 +1804,8 @@ void KinetoParser::Finish() {
     add(trace_.ranges.start_ns), add(trace_.ranges.end_ns);
     add(trace_.markers.ts_ns);
     for (model::CounterSeries& s : trace_.counters) add(s.ts_ns);
+    for (int64_t* v : {&trace_.info.capture_start_ns, &trace_.info.capture_end_ns})
+      if (IsValid(*v) && __builtin_add_overflow(*v, b, v)) *v = kMissingI64;
   }
   trace_.Finalize();
   // Vendor for devices known only from events (or unnamed): HIP calls mean AMD.

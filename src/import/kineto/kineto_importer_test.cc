@@ -240,7 +240,9 @@ TEST(KinetoImporter, ModernTraceMapsEveryCategory) {
   EXPECT_EQ(t.markers.size(), 2u);
 
   EXPECT_EQ(t.stats.Get(ImportStat::flow_event), 2u);
-  EXPECT_EQ(t.stats.Get(ImportStat::unknown_category), 2u);  // Trace span, overhead
+  EXPECT_EQ(t.stats.Get(ImportStat::unknown_category), 1u);  // overhead; the Trace span is kept:
+  EXPECT_TRUE(IsValid(t.info.capture_start_ns));               // the capture window
+  EXPECT_EQ(t.info.capture_end_ns - t.info.capture_start_ns, 50 * kNsPerUs);  // dur 50 µs
   EXPECT_EQ(t.stats.Get(ImportStat::counter_event), 2u);
   EXPECT_EQ(t.stats.Get(ImportStat::metadata_event), 3u);
   EXPECT_EQ(t.stats.Get(ImportStat::bad_field_type), 0u);

@@ -194,6 +194,12 @@ void WriteCompatJson(const JsonContext& ctx, JsonWriter& w) {
       w.FieldDouble("est_sm_efficiency_pct", d.sm_efficiency_pct, 4);
       w.FieldDouble("est_achieved_occupancy_pct", d.occupancy_pct, 4);
       w.FieldDouble("tensor_core_kernel_pct", d.tensor_core_kernel_pct, 4);
+      w.FieldInt("util_timeline_start_ns", d.util_timeline_start_ns);
+      w.FieldInt("util_timeline_bucket_ns", d.util_timeline_bucket_ns);
+      w.Key("util_timeline_ratio");
+      w.BeginArray();
+      for (double v : d.util_timeline) w.Double(v, 6);
+      w.EndArray();
       w.EndObject();
     }
     w.EndArray();

@@ -48,6 +48,10 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
       Line(ctx, out,
            "         Tensor Cores (plugin allowlist) " + F2(d.tensor_core_kernel_pct) +
                " % of kernel time");
+      if (!d.util_timeline.empty())
+        Line(ctx, out,
+             "         utilization timeline @" + FormatDuration(d.util_timeline_bucket_ns) + " " +
+                 Sparkline(d.util_timeline, ctx.options.ascii, 100));
     }
     if (r.step_count > 0) {
       TextTable t({{"step time breakdown", true}, {"avg us"}, {"%"}});

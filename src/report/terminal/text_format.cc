@@ -144,4 +144,34 @@ void TextTable::Render(std::ostream& out, size_t indent, size_t max_width,
   for (const auto& row : rows_) line(row, false);
 }
 
+std::string Sparkline(const std::vector<double>& v, bool ascii, size_t max_cols) {
+  static const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  static const char kAscii[] = "_.-:=+*#";
+  std::string out;
+  if (v.empty()) return out;
+  const size_t cols = std::min(max_cols, v.size());
+  for (size_t c = 0; c < cols; ++c) {
+    const size_t lo = c * v.size() / cols, hi = std::max(lo + 1, (c + 1) * v.size() / cols);
+    double sum = 0;
+    int n = 0;
+    for (size_t i = lo; i < hi; ++i) {
+      if (IsValid(v[i])) {
+        sum += v[i];
+        ++n;
+      }
+    }
+    if (n == 0) {
+      out += ascii ? "?" : "·";
+      continue;
+    }
+    const int level = std::clamp(static_cast<int>(std::lround(sum / n * 7.0)), 0, 7);
+    if (ascii) {
+      out += kAscii[level];
+    } else {
+      out += kBlocks[level];
+    }
+  }
+  return out;
+}
+
 }  // namespace gpuwhy::report

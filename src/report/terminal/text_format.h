@@ -27,6 +27,11 @@ std::string FormatBytesBinary(int64_t bytes);
 std::string FormatPct(double ratio);
 // FormatGbps: "512.3 GB/s", "3.20 GB/s", "0.0020 GB/s" (precision by size).
 std::string FormatGbps(double gbps);
+// Sparkline: ratios (0..1, NaN = no sample) averaged into at most `max_cols`
+// columns of block characters (or "_.-:=+*#" with `ascii`); "·"/"?" where a
+// column has no valid sample.
+std::string Sparkline(const std::vector<double>& v, bool ascii, size_t max_cols);
+
 // FormatCount: an integer with thousands separators: "12,345".
 std::string FormatCount(int64_t n);
 // FormatInt: a plain integer, "n/a" for kMissingI32.

@@ -50,37 +50,6 @@ void Wrapped(const TerminalContext& ctx, std::ostream& out, const std::string& s
 
 std::string Pct(double ratio) { return IsValid(ratio) ? FormatPct(ratio) : std::string(kNa); }
 
-// Sparkline: the series averaged into at most kSparkWidth columns.
-std::string Sparkline(const std::vector<double>& v, bool ascii) {
-  static const char* kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-  static const char kAscii[] = "_.-:=+*#";
-  std::string out;
-  if (v.empty()) return out;
-  const size_t cols = std::min(kSparkWidth, v.size());
-  for (size_t c = 0; c < cols; ++c) {
-    const size_t lo = c * v.size() / cols, hi = std::max(lo + 1, (c + 1) * v.size() / cols);
-    double sum = 0;
-    int n = 0;
-    for (size_t i = lo; i < hi; ++i) {
-      if (IsValid(v[i])) {
-        sum += v[i];
-        ++n;
-      }
-    }
-    if (n == 0) {
-      out += ascii ? "?" : "·";
-      continue;
-    }
-    const int level = std::clamp(static_cast<int>(std::lround(sum / n * 7.0)), 0, 7);
-    if (ascii) {
-      out += kAscii[level];
-    } else {
-      out += kBlocks[level];
-    }
-  }
-  return out;
-}
-
 std::string PeriodText(int64_t ns) { return IsValid(ns) ? FormatDuration(ns) : std::string(kNa); }
 
 }  // namespace
@@ -151,7 +120,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
     label += PeriodText(s.period_ns);
     label.resize(std::max<size_t>(label.size(), 20), ' ');
     Line(ctx, out,
-         "  " + label + Sparkline(s.util_ratio, ctx.options.ascii) + " " + Pct(s.mean_ratio));
+         "  " + label + Sparkline(s.util_ratio, ctx.options.ascii, kSparkWidth) + " " + Pct(s.mean_ratio));
   }
   const analysis::CurveVerdict& v = d->verdict;
   Wrapped(ctx, out,
