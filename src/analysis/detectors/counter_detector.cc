@@ -238,12 +238,13 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
           {FixKind::kHostSpeed,
            "Name the cause: record a few steps with torch.profiler (or nsys) and run "
            "`gpuwhy analyze` on the trace; counters alone cannot say which call blocks."});
-      f.caveats.push_back("Idle share is an upper bound on what the fixes could save.");
       out.push_back(std::move(f));
     }
 
     // Busy but few SMs active.
-    if (IsValid(st.gpu_util_ratio) && st.gpu_util_ratio >= 0.80 && IsValid(st.sm_active_ratio) &&
+    // While a kernel runs (GPU-Util), are the SMs busy? SM active under half
+    // of GPU-Util means the running kernels leave most SMs idle.
+    if (IsValid(st.gpu_util_ratio) && st.gpu_util_ratio >= 0.30 && IsValid(st.sm_active_ratio) &&
         st.sm_active_ratio < 0.5 * st.gpu_util_ratio) {
       const bool mem = IsValid(st.dram_active_ratio) && st.dram_active_ratio >= 0.5;
       Finding f = base(mem ? "kernel_efficiency.memory_bound" : "kernel_efficiency.low_sm_activity",
@@ -253,7 +254,8 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
       // Upper bound: the busy time the SMs sat idle.
       loss(f, std::max(0.0, st.gpu_util_ratio - st.sm_active_ratio));
       f.summary = "GPU-Util " + FormatPct(st.gpu_util_ratio) + " but SM active only " +
-                  FormatPct(st.sm_active_ratio) +
+                  FormatPct(st.sm_active_ratio) + " (" +
+                  FormatPct(st.sm_active_ratio / st.gpu_util_ratio) + " of SMs while busy)" +
                   (mem ? ", with DRAM active " + FormatPct(st.dram_active_ratio) : std::string()) +
                   ": a kernel is running, but on few SMs or stalled.";
       AddMetric(f, "gpu_util_ratio", st.gpu_util_ratio, "ratio", "mean GPU-Util");

@@ -9,8 +9,9 @@
 //     sampled span. Time lost is that idle share of the span (per_step_basis
 //     false); the shape of the samples (bursts vs a middle band) picks the
 //     recommendations, and the sample period bounds what can be told.
-//   - "kernel_efficiency.low_sm_activity": GPU-Util >= 80% while SM active
+//   - "kernel_efficiency.low_sm_activity": GPU-Util >= 30% while SM active
 //     (DCGM / GPM) is under half of it: kernels run, but on few SMs or stalled.
+//     Time lost: GPU-Util - SM active (busy time the SMs sat idle).
 //   - "kernel_efficiency.memory_bound": DRAM active >= 50% and SM active < 50%.
 //   - "kernel_efficiency.low_power": GPU-Util >= 80% at under 50% of the power
 //     limit (no time-lost estimate; evidence only).

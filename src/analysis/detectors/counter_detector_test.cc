@@ -78,6 +78,22 @@ TEST(CounterDetector, PinnedHighWithFewSmsActive) {
   EXPECT_NEAR(low->lost_step_ratio, 0.78, 1e-9);
 }
 
+// Half busy, and while busy only 40% of the SMs: both the idle and the
+// SM-activity findings, which do not overlap (idle vs busy time).
+TEST(CounterDetector, HalfBusyOnFewSms) {
+  model::Trace t;
+  AddSeries(t, model::CounterKind::kGpuUtil, 40, [](int i) { return i % 2 == 0 ? 0.0 : 1.0; });
+  AddSeries(t, model::CounterKind::kSmActive, 40, [](int) { return 0.20; });
+  std::vector<Finding> f = Detect(t);
+  const Finding* idle = FindId(f, "idle.sampled");
+  const Finding* low = FindId(f, "kernel_efficiency.low_sm_activity");
+  ASSERT_NE(idle, nullptr);
+  ASSERT_NE(low, nullptr);
+  EXPECT_NEAR(idle->lost_step_ratio, 0.5, 1e-9);
+  EXPECT_NEAR(low->lost_step_ratio, 0.3, 1e-9);
+  EXPECT_NE(low->summary.find("40% of SMs while busy"), std::string::npos) << low->summary;
+}
+
 TEST(CounterDetector, MemoryBoundFromDram) {
   model::Trace t;
   AddSeries(t, model::CounterKind::kGpuUtil, 30, [](int) { return 0.99; });

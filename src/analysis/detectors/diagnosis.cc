@@ -359,7 +359,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   if (dx.scenario == Scenario::kProd)
     dx.caveats.push_back(
         "Do not run full trace collection at production peak; sample with `gpuwhy record` instead.");
-  if (!dx.per_step_basis)
+  if (!dx.per_step_basis && !(pd == nullptr && sampled))
     dx.caveats.push_back("No step markers: per-step figures are for the whole profiled span.");
   return dx;
 }
