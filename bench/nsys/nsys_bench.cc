@@ -1,4 +1,4 @@
-// nsys_bench [--repeat N] [--threads N] FILE.sqlite...
+// nsys_bench [--repeat N] [--threads N] [--no-direct] FILE.sqlite...
 //
 // For each export, N rounds (default 3), each round running in turn:
 //  (1) baseline: a plain prepared SELECT of the 17 kernel columns gpuwhy reads
@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
   for (int a = 1; a < argc; ++a) {
     if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++a]));
+    } else if (std::strcmp(argv[a], "--no-direct") == 0) {
+      options.direct_reader = false;
     } else if (std::strcmp(argv[a], "--threads") == 0 && a + 1 < argc) {
       options.threads = std::atoi(argv[++a]);
     } else {
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
     }
   }
   if (paths.empty()) {
-    std::fprintf(stderr, "usage: nsys_bench [--repeat N] [--threads N] FILE.sqlite...\n");
+    std::fprintf(stderr,
+                 "usage: nsys_bench [--repeat N] [--threads N] [--no-direct] FILE.sqlite...\n");
     return 2;
   }
   for (const std::string& path : paths) {
@@ -98,6 +101,7 @@ int main(int argc, char** argv) {
     long base_rss = -1, imp_rss = -1;
     size_t kernels = 0, apis = 0, events = 0;
     int readers = 1;
+    std::string direct = "off";
     for (int round = 0; round < repeat; ++round) {
       double t0 = Now(), c0 = CpuSeconds();
       rows = 0;
@@ -135,6 +139,10 @@ int main(int argc, char** argv) {
         }
         kernels = trace.kernels.size();
         readers = scan.kernel_readers;
+        direct = scan.kernel_direct      ? (scan.runtime_direct ? "page reader (kernels + runtime)"
+                                                                : "page reader (kernels)")
+                 : options.direct_reader ? "fell back: " + scan.direct_fallback
+                                         : "off";
         apis = trace.api_calls.size();
         events = trace.event_count();
         // Stop the clock before the Trace is freed: freeing is not importing.
@@ -149,11 +157,12 @@ int main(int argc, char** argv) {
                 "(cpu %.3f s, checksum %lld), peak RSS %ld KiB\n",
                 rows, base.wall_s, rate(static_cast<double>(rows), base.wall_s), base.cpu_s,
                 sum & 0xffff, base_rss);
-    std::printf("  gpuwhy ReadNsysSqlite:   %zu kernel rows (+%zu api, %zu events in all) in "
-                "%.3f s = %.2f M kernel rows/s (cpu %.3f s, of it %.3f s on the calling thread; "
-                "%d kernel reader%s), peak RSS %ld KiB\n",
-                kernels, apis, events, imp.wall_s, rate(static_cast<double>(kernels), imp.wall_s),
-                imp.cpu_s, imp.thread_cpu_s, readers, readers == 1 ? "" : "s", imp_rss);
+    std::printf(
+        "  gpuwhy ReadNsysSqlite:   %zu kernel rows (+%zu api, %zu events in all) in "
+        "%.3f s = %.2f M kernel rows/s (cpu %.3f s, of it %.3f s on the calling thread; "
+        "%d kernel reader%s; direct: %s), peak RSS %ld KiB\n",
+        kernels, apis, events, imp.wall_s, rate(static_cast<double>(kernels), imp.wall_s),
+        imp.cpu_s, imp.thread_cpu_s, readers, readers == 1 ? "" : "s", direct.c_str(), imp_rss);
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "import/nsys/sqlite_db.h"
+#include "import/nsys/sqlite_page_reader.h"
 
 namespace gpuwhy::import {
 
@@ -152,6 +153,42 @@ int64_t MedianPeriod(const std::vector<int64_t>& ts) {
   return d[d.size() / 2];
 }
 
+// IntArgs: one row decoded by SqlitePageReader (NULL = kMissingI64) with
+// the getters of SqliteArgs, giving the same values for integer cells.
+class IntArgs {
+ public:
+  explicit IntArgs(const int64_t* v) : v_(v) {}
+  int64_t I64(int i) const { return v_[i]; }
+  int32_t I32(int i) const {
+    int64_t v = v_[i];
+    return (v < INT32_MIN + 1 || v > INT32_MAX) ? kMissingI32 : static_cast<int32_t>(v);
+  }
+
+ private:
+  const int64_t* v_;
+};
+
+// kKernelColumns: the kernel columns read, in KernelRow's argument order.
+constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+const std::initializer_list<std::string_view> kKernelColumns = {"start",
+                                                                "end",
+                                                                "deviceId",
+                                                                "streamId",
+                                                                "correlationId",
+                                                                "globalPid",
+                                                                "demangledName",
+                                                                "shortName",
+                                                                "gridX",
+                                                                "gridY",
+                                                                "gridZ",
+                                                                "blockX",
+                                                                "blockY",
+                                                                "blockZ",
+                                                                "registersPerThread",
+                                                                "staticSharedMemory",
+                                                                "dynamicSharedMemory",
+                                                                "graphId"};
+
 // KernelPart: the kernel rows of one rowid range, read on the helper thread.
 // Rows are kept as structs so the merge is one Append per row; buffers are
 // recycled between ranges so their pages are touched once.
@@ -206,8 +243,15 @@ class Reader {
   Status Kernels();
   // KernelRow: one kernel row into `out`; touches nothing else of the Reader
   // but the read-only string map, so both reader threads may call it.
-  template <typename Sink>
-  void KernelRow(const SqliteArgs& a, Sink& out, model::ImportStats& stats) const;
+  template <typename Args, typename Sink>
+  void KernelRow(const Args& a, Sink& out, model::ImportStats& stats) const;
+  // DirectScan: calls row(const IntArgs&) for each row of `table` in rowid
+  // order, decoded by SqlitePageReader; `cols` absent from the table read
+  // NULL. Any error means "fall back to the sqlite3 path": the caller drops
+  // what `row` stored.
+  template <typename RowFn>
+  Status DirectScan(std::string_view table, std::initializer_list<std::string_view> cols,
+                    RowFn&& row, uint64_t* rows) const;
   // KernelRange: scan rowids [lo, hi] of the kernel table on `db` into `out`.
   template <typename Sink>
   Status KernelRange(const SqliteDb& db, const std::string& cols, int64_t lo, int64_t hi,
@@ -371,9 +415,8 @@ Status Reader::Gpus() {
 
 // flatten: the hot row path; inlining Append's 22 push_backs and the getters
 // is worth ~10% of the import (measured with perf on a 1 M-row export).
-template <typename Sink>
-[[gnu::flatten]] void Reader::KernelRow(const SqliteArgs& a, Sink& out,
-                                        model::ImportStats& stats) const {
+template <typename Args, typename Sink>
+[[gnu::flatten]] void Reader::KernelRow(const Args& a, Sink& out, model::ImportStats& stats) const {
   model::KernelRow r;
   r.start_ns = a.I64(0);
   r.end_ns = a.I64(1);
@@ -419,14 +462,28 @@ Status Reader::KernelRange(const SqliteDb& db, const std::string& cols, int64_t 
 }
 
 Status Reader::Kernels() {
-  constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+  constexpr std::string_view kTable = kKernelTable;
   if (!db_.HasTable(kTable)) return Status::Ok();
-  const std::string cols = ColumnList(
-      kTable, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-               "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-               "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
-               "graphId"});
-  t_.kernels.Reserve(RowEstimate(kTable));
+  const std::string cols = ColumnList(kTable, kKernelColumns);
+  const size_t estimate = RowEstimate(kTable);
+  t_.kernels.Reserve(estimate);
+  if (options_.direct_reader && t_.kernels.empty()) {
+    const model::ImportStats saved = t_.stats;
+    Status direct = DirectScan(
+        kTable, kKernelColumns, [&](const IntArgs& a) { KernelRow(a, t_.kernels, t_.stats); },
+        &scan_.kernel_rows);
+    if (direct.ok()) {
+      scan_.kernel_direct = true;
+      scan_.kernel_readers = 1;
+      return Status::Ok();
+    }
+    // Not the layout the page reader knows: drop its rows, read through sqlite3.
+    scan_.direct_fallback = fmt::format("{}: {}", kTable, direct.message());
+    scan_.kernel_rows = 0;
+    t_.stats = saved;
+    t_.kernels = model::KernelTable{};
+    t_.kernels.Reserve(estimate);
+  }
   // The rowid span decides whether a second reader pays off; a table without
   // rowids (not an nsys layout) is read in one pass.
   int64_t lo = kMissingI64, hi = kMissingI64;
@@ -446,6 +503,23 @@ Status Reader::Kernels() {
   return db_.ScanRows(
       cols, fmt::format("\"{}\"", kTable), kTable,
       [&](const SqliteArgs& a) { KernelRow(a, t_.kernels, t_.stats); }, &scan_.kernel_rows);
+}
+
+template <typename RowFn>
+Status Reader::DirectScan(std::string_view table, std::initializer_list<std::string_view> cols,
+                          RowFn&& row, uint64_t* rows) const {
+  ASSIGN_OR_RETURN(PageTablePlan plan,
+                   PlanIntTable(db_.get(), table, std::vector<std::string_view>(cols)));
+  Result<SqlitePageReader> pages = db_.in_memory() ? SqlitePageReader::OpenImage(ImageOf(db_.get()))
+                                                   : SqlitePageReader::OpenFile(db_.path());
+  if (!pages.ok()) return pages.status();
+  const size_t n_cols = plan.columns.size();
+  return pages->ScanInts(
+      plan,
+      [&](const int64_t* values, size_t n_rows) {
+        for (size_t i = 0; i < n_rows; ++i) row(IntArgs(values + i * n_cols));
+      },
+      rows);
 }
 
 Status Reader::KernelsParallel(const std::string& cols, int64_t lo, int64_t hi) {
@@ -609,40 +683,55 @@ Status Reader::Memsets() {
 Status Reader::Runtime() {
   constexpr std::string_view kTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
   if (!db_.HasTable(kTable)) return Status::Ok();
-  t_.api_calls.Reserve(t_.api_calls.size() + RowEstimate(kTable));
+  const size_t estimate = RowEstimate(kTable);
+  t_.api_calls.Reserve(t_.api_calls.size() + estimate);
   model::ApiRow r;
-  return Scan(
-      kTable, {"start", "end", "eventClass", "globalTid", "correlationId", "nameId"},
-      [&](const SqliteArgs& st) __attribute__((flatten)) {
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (r.end_ns < r.start_ns) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          r.end_ns = r.start_ns;
-        }
-        int64_t cls = st.I64(2);
-        int64_t gtid = st.I64(3);
-        r.pid = PidOf(gtid);
-        r.tid = TidOf(gtid);
-        r.correlation_id = st.I64(4);
-        r.name = Str(st.I64(5));
-        if (cls == 0) {
-          r.kind = ApiKind::kRuntime;
-        } else if (cls == 1) {
-          r.kind = ApiKind::kDriver;
-        } else {
-          std::string_view n = t_.Str(r.name);
-          r.kind = n.substr(0, 4) == "cuda" ? ApiKind::kRuntime
-                   : n.substr(0, 2) == "cu" ? ApiKind::kDriver
-                                            : ApiKind::kOther;
-        }
-        t_.api_calls.Append(r);
-      },
-      &scan_.runtime_rows);
+  // Generic: rows come as SqliteArgs from sqlite3 or IntArgs from the page reader.
+  auto row = [&](const auto& st) __attribute__((flatten)) {
+    r.start_ns = st.I64(0);
+    r.end_ns = st.I64(1);
+    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      return;
+    }
+    if (r.end_ns < r.start_ns) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      r.end_ns = r.start_ns;
+    }
+    int64_t cls = st.I64(2);
+    int64_t gtid = st.I64(3);
+    r.pid = PidOf(gtid);
+    r.tid = TidOf(gtid);
+    r.correlation_id = st.I64(4);
+    r.name = Str(st.I64(5));
+    if (cls == 0) {
+      r.kind = ApiKind::kRuntime;
+    } else if (cls == 1) {
+      r.kind = ApiKind::kDriver;
+    } else {
+      std::string_view n = t_.Str(r.name);
+      r.kind = n.substr(0, 4) == "cuda" ? ApiKind::kRuntime
+               : n.substr(0, 2) == "cu" ? ApiKind::kDriver
+                                        : ApiKind::kOther;
+    }
+    t_.api_calls.Append(r);
+  };
+  const std::initializer_list<std::string_view> cols = {"start",     "end",           "eventClass",
+                                                        "globalTid", "correlationId", "nameId"};
+  if (options_.direct_reader && t_.api_calls.empty()) {
+    const model::ImportStats saved = t_.stats;
+    Status direct = DirectScan(kTable, cols, row, &scan_.runtime_rows);
+    if (direct.ok()) {
+      scan_.runtime_direct = true;
+      return Status::Ok();
+    }
+    scan_.direct_fallback = fmt::format("{}: {}", kTable, direct.message());
+    scan_.runtime_rows = 0;
+    t_.stats = saved;
+    t_.api_calls = model::ApiTable{};
+    t_.api_calls.Reserve(estimate);
+  }
+  return Scan(kTable, cols, row, &scan_.runtime_rows);
 }
 
 Status Reader::Syncs() {

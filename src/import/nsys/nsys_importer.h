@@ -15,6 +15,11 @@
 // TARGET_INFO_SESSION_START_TIME.utcEpochNs when present (UTC wall time of
 // session time 0), so wall-clock logs can be aligned by adding it.
 //
+// CUPTI_ACTIVITY_KIND_KERNEL and _RUNTIME are decoded straight from the
+// database file format by SqlitePageReader (sqlite_page_reader.h) when their
+// layout is the plain one it knows, else read through sqlite3; the model is
+// bit-identical either way (NsysScanStats says which path ran and why).
+//
 // The file is opened read-only with an immutable URI. Absent tables mean "no
 // such data". A file that is not SQLite, a corrupt database, or a SQLite file
 // without the nsys tables is one Status naming the path (and the table). Bad
@@ -51,6 +56,14 @@ struct NsysScanStats {
   uint64_t string_rows = 0;
   // kernel_readers: threads that read the kernel table (1 or 2).
   int kernel_readers = 1;
+  // kernel_direct / runtime_direct: CUPTI_ACTIVITY_KIND_KERNEL / _RUNTIME
+  // was read by SqlitePageReader (the file format decoded here, not the
+  // SQLite VM).
+  bool kernel_direct = false;
+  bool runtime_direct = false;
+  // direct_fallback: "TABLE: why" for the last table the page reader handed
+  // back to the sqlite3 path (empty when none was).
+  std::string direct_fallback;
 };
 
 // NsysReadOptions: how the kernel table is read. Results never depend on them:
@@ -63,6 +76,11 @@ struct NsysReadOptions {
   // chunk_rows: rowids per range handed to one reader (at most 2 finished
   // ranges wait for the merge, so extra memory is ~3 chunks of kernel rows).
   int64_t chunk_rows = int64_t{1} << 16;
+  // direct_reader: read CUPTI_ACTIVITY_KIND_KERNEL and _RUNTIME with
+  // SqlitePageReader first (one thread; any layout it does not know goes to
+  // the sqlite3 readers, `threads` above included). The model is the same
+  // either way.
+  bool direct_reader = true;
 };
 
 // ReadNsysSqlite: import the export at `path` into `trace` (which starts

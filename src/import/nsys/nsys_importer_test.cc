@@ -362,6 +362,7 @@ TEST_F(NsysImporterTest, TwoKernelReadersGiveTheSameTraceAsOne) {
     NsysReadOptions two;
     two.threads = 2;
     two.chunk_rows = chunk;
+    two.direct_reader = false;  // the sqlite3 readers; `one` used the page reader
     model::Trace t2;
     NsysScanStats s2;
     Status st = ReadNsysSqlite(path, t2, &s2, two);
@@ -374,6 +375,7 @@ TEST_F(NsysImporterTest, TwoKernelReadersGiveTheSameTraceAsOne) {
   NsysReadOptions big;
   big.threads = 2;
   big.chunk_rows = 1 << 20;
+  big.direct_reader = false;
   model::Trace t3;
   NsysScanStats s3;
   ASSERT_TRUE(ReadNsysSqlite(path, t3, &s3, big).ok());
@@ -510,6 +512,7 @@ TEST(NsysSharedExports, TwoReadersMatchOneOnEveryExport) {
     one.threads = 1;
     two.threads = 2;
     two.chunk_rows = 97;
+    two.direct_reader = false;
     model::Trace t1, t2;
     Status s1 = ReadNsysSqlite(path, t1, nullptr, one);
     Status s2 = ReadNsysSqlite(path, t2, nullptr, two);
