@@ -187,30 +187,23 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
                         "the trace.");
     for (size_t i = 0; i < worst.size() && i < 5; ++i) {
       const IdleGap& g = *worst[i];
-      uint32_t row = g.sync_api_row;
-      if (row == UINT32_MAX) {
-        const uint32_t er = g.sync_event_row;
-        if (er == UINT32_MAX) continue;
-        Example ex;
-        ex.what = std::string(SyncEventName(sy.kind[er]));
-        ex.start_ns = sy.start_ns[er];
-        ex.dur_ns = sy.end_ns[er] - sy.start_ns[er];
-        if (d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
-        ex.device_id = d.device_id;
-        ex.rank = in.rank;
-        ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it (cuda_sync event)";
-        f.examples.push_back(std::move(ex));
-        continue;
-      }
+      const bool from_api = g.sync_api_row != UINT32_MAX;
+      if (!from_api && g.sync_event_row == UINT32_MAX) continue;
+      // The blocking runtime call, or the cuda_sync event that stands in for it.
+      const uint32_t row = from_api ? g.sync_api_row : g.sync_event_row;
+      const int64_t s = from_api ? api.start_ns[row] : sy.start_ns[row];
+      const int64_t e = from_api ? api.end_ns[row] : sy.end_ns[row];
       Example ex;
-      ex.what = std::string(CanonicalApiName(t.Str(api.name[row])));
-      ex.start_ns = api.start_ns[row];
-      ex.dur_ns = api.end_ns[row] - api.start_ns[row];
+      ex.what = from_api ? std::string(CanonicalApiName(t.Str(api.name[row])))
+                         : std::string(SyncEventName(sy.kind[row]));
+      ex.start_ns = s;
+      ex.dur_ns = e - s;
       if (d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
       ex.device_id = d.device_id;
       ex.rank = in.rank;
       ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it";
-      std::string ops = EnclosingOps(t, api.tid[row], api.start_ns[row], api.end_ns[row]);
+      if (!from_api) ex.detail += " (cuda_sync event)";
+      std::string ops = from_api ? EnclosingOps(t, api.tid[row], s, e) : std::string();
       if (!ops.empty()) ex.detail += "; in " + ops;
       f.examples.push_back(std::move(ex));
     }

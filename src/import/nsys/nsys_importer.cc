@@ -413,21 +413,31 @@ Status Reader::Gpus() {
   return Status::Ok();
 }
 
+// ReadSpan: columns 0 and 1 of a row as [start, end]. False (counted as
+// missing_ts) when either is NULL; a reversed span is clamped to zero length,
+// and counted as negative_dur when `count_reversed`.
+template <typename Args>
+inline bool ReadSpan(const Args& a, model::ImportStats& stats, bool count_reversed,
+                     int64_t* start, int64_t* end) {
+  *start = a.I64(0);
+  *end = a.I64(1);
+  if (!IsValid(*start) || !IsValid(*end)) {
+    stats.Bump(ImportStat::missing_ts);
+    return false;
+  }
+  if (*end < *start) {
+    if (count_reversed) stats.Bump(ImportStat::negative_dur);
+    *end = *start;
+  }
+  return true;
+}
+
 // flatten: the hot row path; inlining Append's 22 push_backs and the getters
 // is worth ~10% of the import (measured with perf on a 1 M-row export).
 template <typename Args, typename Sink>
 [[gnu::flatten]] void Reader::KernelRow(const Args& a, Sink& out, model::ImportStats& stats) const {
   model::KernelRow r;
-  r.start_ns = a.I64(0);
-  r.end_ns = a.I64(1);
-  if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-    stats.Bump(ImportStat::missing_ts);
-    return;
-  }
-  if (r.end_ns < r.start_ns) {
-    stats.Bump(ImportStat::negative_dur);
-    r.end_ns = r.start_ns;
-  }
+  if (!ReadSpan(a, stats, true, &r.start_ns, &r.end_ns)) return;
   r.device_id = a.I32(2);
   r.stream_id = a.I64(3);
   r.correlation_id = a.I64(4);
@@ -622,16 +632,7 @@ Status Reader::Memcpys() {
        "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
         model::MemcpyRow r;
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (r.end_ns < r.start_ns) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          r.end_ns = r.start_ns;
-        }
+        if (!ReadSpan(st, t_.stats, true, &r.start_ns, &r.end_ns)) return;
         r.device_id = st.I32(2);
         r.stream_id = st.I64(3);
         r.correlation_id = st.I64(4);
@@ -659,16 +660,7 @@ Status Reader::Memsets() {
       {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "memKind"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
         model::MemsetRow r;
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (r.end_ns < r.start_ns) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          r.end_ns = r.start_ns;
-        }
+        if (!ReadSpan(st, t_.stats, true, &r.start_ns, &r.end_ns)) return;
         r.device_id = st.I32(2);
         r.stream_id = st.I64(3);
         r.correlation_id = st.I64(4);
@@ -688,16 +680,7 @@ Status Reader::Runtime() {
   model::ApiRow r;
   // Generic: rows come as SqliteArgs from sqlite3 or IntArgs from the page reader.
   auto row = [&](const auto& st) __attribute__((flatten)) {
-    r.start_ns = st.I64(0);
-    r.end_ns = st.I64(1);
-    if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-      t_.stats.Bump(ImportStat::missing_ts);
-      return;
-    }
-    if (r.end_ns < r.start_ns) {
-      t_.stats.Bump(ImportStat::negative_dur);
-      r.end_ns = r.start_ns;
-    }
+    if (!ReadSpan(st, t_.stats, true, &r.start_ns, &r.end_ns)) return;
     int64_t cls = st.I64(2);
     int64_t gtid = st.I64(3);
     r.pid = PidOf(gtid);
@@ -743,16 +726,7 @@ Status Reader::Syncs() {
        "eventId"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
         model::SyncRow r;
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (r.end_ns < r.start_ns) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          r.end_ns = r.start_ns;
-        }
+        if (!ReadSpan(st, t_.stats, true, &r.start_ns, &r.end_ns)) return;
         r.device_id = st.I32(2);
         r.stream_id = st.I64(3);
         r.correlation_id = st.I64(4);
@@ -843,13 +817,7 @@ Status Reader::Osrt() {
   return Scan(
       kTable, {"start", "end", "globalTid", "nameId"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        r.end_ns = std::max(r.start_ns, r.end_ns);
+        if (!ReadSpan(st, t_.stats, false, &r.start_ns, &r.end_ns)) return;
         int64_t gtid = st.I64(2);
         r.pid = PidOf(gtid);
         r.tid = TidOf(gtid);
@@ -867,13 +835,7 @@ Status Reader::Overhead() {
       kTable, {"start", "end", "globalTid", "nameId"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
         model::RangeRow r;
-        r.start_ns = st.I64(0);
-        r.end_ns = st.I64(1);
-        if (!IsValid(r.start_ns) || !IsValid(r.end_ns)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        r.end_ns = std::max(r.start_ns, r.end_ns);
+        if (!ReadSpan(st, t_.stats, false, &r.start_ns, &r.end_ns)) return;
         int64_t gtid = st.I64(2);
         r.pid = PidOf(gtid);
         r.tid = TidOf(gtid);
