@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
@@ -453,8 +454,11 @@ template <typename Args, typename Sink>
   r.registers_per_thread = a.I32(14);
   r.static_shared_mem_bytes = a.I32(15);
   r.dynamic_shared_mem_bytes = a.I32(16);
-  r.shared_mem_bytes = (IsValid(r.static_shared_mem_bytes) && IsValid(r.dynamic_shared_mem_bytes))
-                           ? r.static_shared_mem_bytes + r.dynamic_shared_mem_bytes
+  // In int64: two valid int32 sizes can overflow int32 (corrupt or fuzzed rows).
+  const int64_t smem = static_cast<int64_t>(r.static_shared_mem_bytes) + r.dynamic_shared_mem_bytes;
+  r.shared_mem_bytes = IsValid(r.static_shared_mem_bytes) && IsValid(r.dynamic_shared_mem_bytes) &&
+                               smem <= std::numeric_limits<int32_t>::max()
+                           ? static_cast<int32_t>(smem)
                            : kMissingI32;
   r.graph_id = a.I64(17);
   Put(out, r);
