@@ -6,41 +6,16 @@
 #include <set>
 #include <string>
 
+#include "analysis/utilization/utilization.h"
+
 namespace gpuwhy::analysis::detectors {
 
 namespace {
 
-// kMaxHoldPeriods: a sample holds for at most this many periods, so the gap
-// between two appended jobs in one log does not count as one long sample.
-constexpr int64_t kMaxHoldPeriods = 3;
 // Clock-event reason bits (NVML nvmlClocksEventReason*): GPU idle and
 // application-clock setting are not throttling; the rest are.
 constexpr uint64_t kReasonGpuIdle = 0x1;
 constexpr uint64_t kReasonNotThrottle = 0x3;
-
-// Weights: how long each sample of `s` holds.
-std::vector<double> Weights(const model::CounterSeries& s) {
-  std::vector<double> w(s.value.size(), 1.0);
-  if (!IsValid(s.period_ns) || s.period_ns <= 0 || s.ts_ns.size() != s.value.size()) return w;
-  const double p = static_cast<double>(s.period_ns);
-  for (size_t i = 0; i < s.value.size(); ++i) {
-    double d = i + 1 < s.ts_ns.size() ? static_cast<double>(s.ts_ns[i + 1] - s.ts_ns[i]) : p;
-    w[i] = std::clamp(d, 0.0, p * kMaxHoldPeriods);
-  }
-  return w;
-}
-
-// WeightedMean: time-weighted mean of the valid samples, or NaN.
-double WeightedMean(const model::CounterSeries& s) {
-  std::vector<double> w = Weights(s);
-  double sum = 0, ws = 0;
-  for (size_t i = 0; i < s.value.size(); ++i)
-    if (IsValid(s.value[i])) {
-      sum += s.value[i] * w[i];
-      ws += w[i];
-    }
-  return ws > 0 ? sum / ws : kMissingF64;
-}
 
 // ValueAt: the latest valid sample of `s` at or before `ts` (NaN when none).
 double ValueAt(const model::CounterSeries& s, int64_t ts) {
@@ -124,7 +99,7 @@ SampledDeviceStats ComputeSampledStats(const model::Trace& t, int32_t dev) {
   if (util != nullptr) {
     st.period_ns = util->period_ns;
     st.util_source = std::string(t.Str(util->source));
-    st.gpu_util_ratio = WeightedMean(*util);
+    st.gpu_util_ratio = TimeWeightedMean(*util);
     int64_t under = 0, over = 0;
     for (double v : util->value) {
       if (!IsValid(v)) continue;
@@ -137,11 +112,11 @@ SampledDeviceStats ComputeSampledStats(const model::Trace& t, int32_t dev) {
       st.over_90_ratio = static_cast<double>(over) / static_cast<double>(st.util_samples);
     }
   }
-  if (const auto* s = Find(t, model::CounterKind::kSmActive, dev)) st.sm_active_ratio = WeightedMean(*s);
-  if (const auto* s = Find(t, model::CounterKind::kDramActive, dev)) st.dram_active_ratio = WeightedMean(*s);
+  if (const auto* s = Find(t, model::CounterKind::kSmActive, dev)) st.sm_active_ratio = TimeWeightedMean(*s);
+  if (const auto* s = Find(t, model::CounterKind::kDramActive, dev)) st.dram_active_ratio = TimeWeightedMean(*s);
   if (const auto* s = Find(t, model::CounterKind::kTensorActive, dev))
-    st.tensor_active_ratio = WeightedMean(*s);
-  if (const auto* s = Find(t, model::CounterKind::kMemUtil, dev)) st.mem_util_ratio = WeightedMean(*s);
+    st.tensor_active_ratio = TimeWeightedMean(*s);
+  if (const auto* s = Find(t, model::CounterKind::kMemUtil, dev)) st.mem_util_ratio = TimeWeightedMean(*s);
 
   // Power against its limit, over the samples taken while the GPU was busy.
   const model::CounterSeries* power = Find(t, model::CounterKind::kPowerMw, dev);

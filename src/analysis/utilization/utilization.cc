@@ -29,23 +29,6 @@ double MeanValid(const std::vector<double>& v) {
 }
 
 // Time-weighted mean of a counter series: each sample holds until the next.
-double TimeWeightedMean(const model::CounterSeries& s) {
-  const size_t n = s.value.size();
-  if (n == 0) return kMissingF64;
-  double wsum = 0, sum = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsValid(s.value[i])) continue;
-    double w = 1.0;
-    if (n > 1) {
-      const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.ts_ns[i] - s.ts_ns[i - 1];
-      w = static_cast<double>(std::max<int64_t>(d, 1));
-    }
-    wsum += w;
-    sum += w * s.value[i];
-  }
-  return wsum > 0 ? sum / wsum : kMissingF64;
-}
-
 int64_t MedianDelta(const std::vector<int64_t>& ts) {
   if (ts.size() < 2) return kMissingI64;
   std::vector<double> d;
@@ -403,6 +386,30 @@ void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::Cou
 }
 
 }  // namespace
+
+double TimeWeightedMean(const model::CounterSeries& s) {
+  const size_t n = s.value.size();
+  if (n == 0 || s.ts_ns.size() != n) return kMissingF64;
+  const bool period = IsValid(s.period_ns) && s.period_ns > 0;
+  double wsum = 0, sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsValid(s.value[i])) continue;
+    double w = 1.0;
+    if (period) {
+      // Each sample holds until the next, or one period at the end, and at
+      // most kMaxHoldPeriods: the gap between two jobs appended to one log is
+      // not one long sample.
+      const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.period_ns;
+      w = static_cast<double>(std::clamp<int64_t>(d, 0, kMaxHoldPeriods * s.period_ns));
+    } else if (n > 1) {
+      const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.ts_ns[i] - s.ts_ns[i - 1];
+      w = static_cast<double>(std::max<int64_t>(d, 1));
+    }
+    wsum += w;
+    sum += w * s.value[i];
+  }
+  return wsum > 0 ? sum / wsum : kMissingF64;
+}
 
 std::string CounterSourceLabel(const model::Trace& t, const model::CounterSeries& s) {
   std::string src(t.Str(s.source));

@@ -109,6 +109,15 @@ struct UtilizationResult {
 UtilizationResult AnalyzeUtilization(const model::Trace& trace,
                                      const UtilizationOptions& options = {});
 
+// kMaxHoldPeriods: a counter sample holds for at most this many sample periods.
+inline constexpr int64_t kMaxHoldPeriods = 3;
+
+// TimeWeightedMean: mean of the valid samples of `s`, each weighted by how
+// long it holds (until the next sample, or one period at the end; at most
+// kMaxHoldPeriods periods). Without a period: the gap to the next sample (the
+// previous one for the last), at least 1 ns. NaN when no sample is valid.
+double TimeWeightedMean(const model::CounterSeries& s);
+
 // CounterSourceLabel: "counter: <source>" for a series' source string
 // ("nsys GPU_METRICS", "DCGM", "NVML GPM", ...).
 std::string CounterSourceLabel(const model::Trace& trace, const model::CounterSeries& s);
