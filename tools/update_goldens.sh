@@ -19,7 +19,8 @@ cd "$root"
 
 # ---- inputs (fixed seeds; small enough to commit) ----
 mkdir -p tests/data/multi_rank tests/data/bad tests/golden/expected examples
-for s in healthy dataloader_stall sync_every_step fragmented pageable_h2d memory_bound; do
+for s in healthy dataloader_stall sync_every_step fragmented pageable_h2d memory_bound \
+         host_busy launch_cadence one_off_gap hip_blocking_copy; do
   "$synth" "$s" --seed 1 -o "tests/data/$s.pt.trace.json.gz"
 done
 "$synth" multi_rank --seed 1 --rank 0 --world-size 2 -o tests/data/multi_rank/rank0.pt.trace.json.gz

@@ -50,6 +50,8 @@ void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOpti
       if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
     dopt.curve_shapes.push_back(best != nullptr ? ToString(best->verdict.curve_class)
                                                 : "INSUFFICIENT_DATA");
+    dopt.curve_notes.push_back(best != nullptr ? best->window_note : std::string());
+    dopt.curve_reasons.push_back(best != nullptr ? best->verdict.reason : std::string());
   }
   analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
 }

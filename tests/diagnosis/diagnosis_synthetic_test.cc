@@ -129,5 +129,104 @@ TEST(DiagnosisSynthetic, MultiRankScenarioAndCommunication) {
   EXPECT_EQ(DiagnoseAll(c.traces, o).scenario, analysis::detectors::Scenario::kDev);
 }
 
+
+bool HasFix(const analysis::detectors::Finding& f, analysis::detectors::FixKind k) {
+  for (const auto& r : f.recommendations)
+    if (r.kind == k) return true;
+  return false;
+}
+
+// Known answer: every step the host runs 20 ms of "preprocess" (CPU ops that
+// launch nothing) while the GPU has nothing queued. That is host work, not
+// launch overhead, and its fixes are workers/prefetch, never CUDA graphs.
+TEST(DiagnosisSynthetic, HostBusyIsNotLaunchOverhead) {
+  Case c = Make(synth::Scenario::kHostBusy);
+  ASSERT_EQ(c.traces.size(), 1u);
+  Diagnosis d = DiagnoseAll(c.traces);
+  Print("synth host_busy", d);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "host.busy_elsewhere");
+  const auto* f = FindFinding(d, "host.busy_elsewhere");
+  ASSERT_NE(f, nullptr);
+  const double truth = static_cast<double>(c.truth.host_work_ns) / c.steps;
+  // The GPU idles for the preprocessing less the work still queued when it
+  // began (the generator lets the host run up to 2 ms ahead).
+  EXPECT_GT(static_cast<double>(f->lost_per_step_ns), truth - 2.5e6);
+  EXPECT_LT(static_cast<double>(f->lost_per_step_ns), truth + 0.5e6);
+  EXPECT_EQ(Metric(*f, "host_busy_gaps"), c.steps);
+  EXPECT_NE(f->summary.find("preprocess"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("aten::div"), std::string::npos) << f->summary;
+  EXPECT_GT(Metric(*f, "input_work_ratio"), 0.9);
+  EXPECT_TRUE(HasFix(*f, analysis::detectors::FixKind::kDataLoaderWorkers));
+  EXPECT_TRUE(HasFix(*f, analysis::detectors::FixKind::kPrefetch));
+  EXPECT_FALSE(HasFix(*f, analysis::detectors::FixKind::kCudaGraphs));
+  const auto* lb = FindFinding(d, "launch_bound.fragmented");
+  EXPECT_TRUE(lb == nullptr || lb->lost_step_ratio < 0.05);
+  EXPECT_EQ(FindFinding(d, "idle.one_off_gap"), nullptr);
+  EXPECT_NE(d.top_line.find("launches nothing"), std::string::npos) << d.top_line;
+}
+
+// Known answer: back-to-back ops launch 10-20 µs kernels every 40 µs; the
+// gaps are launch cadence, so the finding is launch-bound, not host work.
+TEST(DiagnosisSynthetic, LaunchCadenceIsLaunchBound) {
+  Case c = Make(synth::Scenario::kLaunchCadence);
+  ASSERT_EQ(c.traces.size(), 1u);
+  Diagnosis d = DiagnoseAll(c.traces);
+  Print("synth launch_cadence", d);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "launch_bound.fragmented");
+  const auto* f = FindFinding(d, "launch_bound.fragmented");
+  ASSERT_NE(f, nullptr);
+  // GPU busy = the kernels; per step ~400 x 40 µs of host time.
+  EXPECT_GT(f->lost_step_ratio, 0.4);
+  EXPECT_TRUE(HasFix(*f, analysis::detectors::FixKind::kCudaGraphs));
+  const auto* hb = FindFinding(d, "host.busy_elsewhere");
+  EXPECT_TRUE(hb == nullptr || hb->lost_step_ratio < 0.02);
+}
+
+// Known answer: six healthy steps, one 300 ms "evaluate" host phase in step 4.
+// One gap holds nearly all the idle; it must not become a per-step finding.
+TEST(DiagnosisSynthetic, OneOffGapIsNotPerStep) {
+  Case c = Make(synth::Scenario::kOneOffGap);
+  ASSERT_EQ(c.traces.size(), 1u);
+  Diagnosis d = DiagnoseAll(c.traces);
+  Print("synth one_off_gap", d);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "idle.one_off_gap");
+  const auto* f = FindFinding(d, "idle.one_off_gap");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->per_step_basis);
+  EXPECT_GT(static_cast<double>(f->lost_per_step_ns), 0.95 * static_cast<double>(c.truth.host_work_ns));
+  EXPECT_LT(static_cast<double>(f->lost_per_step_ns), 1.05 * static_cast<double>(c.truth.host_work_ns));
+  EXPECT_GT(Metric(*f, "one_off_idle_share"), 0.8);
+  EXPECT_NE(f->summary.find("not a per-step pattern"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("evaluate"), std::string::npos) << f->summary;
+  ASSERT_FALSE(f->examples.empty());
+  EXPECT_EQ(f->examples[0].step, 4);
+  // Its time is not extrapolated into a per-step host-busy finding.
+  const auto* hb = FindFinding(d, "host.busy_elsewhere");
+  EXPECT_TRUE(hb == nullptr || hb->lost_step_ratio < 0.02);
+  EXPECT_EQ(d.top_line.find("each step"), std::string::npos) << d.top_line;
+  EXPECT_NE(d.top_line.find("not a per-step pattern"), std::string::npos) << d.top_line;
+}
+
+// Known answer: a ROCm trace (HIP names, no cbids) with one blocking
+// hipMemcpyWithStream per step: a transfer/sync finding, whatever the prefix.
+TEST(DiagnosisSynthetic, HipBlockingCopyIsATransferFinding) {
+  Case c = Make(synth::Scenario::kHipBlockingCopy);
+  ASSERT_EQ(c.traces.size(), 1u);
+  Diagnosis d = DiagnoseAll(c.traces);
+  Print("synth hip_blocking_copy", d);
+  ASSERT_FALSE(d.findings.empty());
+  const std::string top = d.findings[0].id;
+  EXPECT_TRUE(top == "data_loading.h2d_copies" || top == "sync.host_sync") << top;
+  EXPECT_EQ(FindFinding(d, "host.busy_elsewhere"), nullptr);
+  const auto* lb = FindFinding(d, "launch_bound.fragmented");
+  EXPECT_TRUE(lb == nullptr || lb->lost_step_ratio < 0.05);
+  const auto* h2d = FindFinding(d, "data_loading.h2d_copies");
+  ASSERT_NE(h2d, nullptr);
+  EXPECT_EQ(Metric(*h2d, "h2d_pageable_ratio"), 1.0);
+}
+
 }  // namespace
 }  // namespace gpuwhy::testing

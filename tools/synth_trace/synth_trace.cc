@@ -36,7 +36,9 @@ class Rng {
   uint64_t state_;
 };
 
-enum class Role { kStep, kGpuStep, kDataLoader, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset };
+enum class Role {
+  kStep, kGpuStep, kDataLoader, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset, kAnnotation,
+};
 
 // Event: one complete (X) event before formatting; times relative to base.
 struct Event {
@@ -82,6 +84,8 @@ class Builder {
              host + p_.dataloader_ns});
         host += p_.dataloader_ns + 2000;
       }
+      if (p_.host_work_ns > 0 && (p_.host_work_step == 0 || p_.host_work_step == s))
+        host = HostWork(host);
       if (p_.h2d_bytes > 0) host = Copy(host, /*h2d=*/true, p_.h2d_bytes, p_.h2d_pageable);
       for (int k = 0; k < p_.kernels_per_step; ++k) {
         int64_t dur = rng_.Uniform(p_.kernel_min_ns, p_.kernel_max_ns);
@@ -113,6 +117,24 @@ class Builder {
  private:
   void Add(Event e) { events_.push_back(std::move(e)); }
 
+  bool Hip() const { return p_.runtime == "hip"; }
+
+  // HostWork: an annotation of host_work_ns filled by CPU ops that launch
+  // nothing (preprocessing on CPU tensors).
+  int64_t HostWork(int64_t host) {
+    const int64_t end = host + p_.host_work_ns;
+    Add({Role::kAnnotation, p_.host_work_name, host, end});
+    const int64_t n = static_cast<int64_t>(std::max<size_t>(1, p_.host_work_ops.size())) * 4;
+    const int64_t slice = p_.host_work_ns / n;
+    for (int64_t i = 0; i < n && !p_.host_work_ops.empty(); ++i) {
+      Event cpu{Role::kCpuOp, p_.host_work_ops[static_cast<size_t>(i) % p_.host_work_ops.size()],
+                host + i * slice + 500, host + (i + 1) * slice - 500};
+      cpu.external_id = ++external_;
+      Add(cpu);
+    }
+    return end + 2000;
+  }
+
   // Launch: a cpu_op with a cudaLaunchKernel inside and its kernel.
   int64_t Launch(int64_t host, std::string op, const std::string& kernel, int64_t dur,
                  int32_t stream, bool nccl) {
@@ -122,8 +144,8 @@ class Builder {
     cpu.external_id = ext;
     Add(cpu);
     int64_t a0 = host + 1000, a1 = a0 + p_.launch_api_ns;
-    Event rt{Role::kRuntime, "cudaLaunchKernel", a0, a1, corr, ext};
-    rt.cbid = 211;
+    Event rt{Role::kRuntime, Hip() ? "hipLaunchKernel" : "cudaLaunchKernel", a0, a1, corr, ext};
+    rt.cbid = Hip() ? -1 : 211;
     Add(rt);
     int64_t k0 = std::max(gpu_free_, a1 + p_.launch_latency_ns);
     Event k{Role::kKernel, kernel, k0, k0 + dur, corr, ext, stream};
@@ -159,8 +181,13 @@ class Builder {
     mc.bytes = bytes;
     Event rt{Role::kRuntime, "cudaMemcpyAsync", a0, a1, corr, ext};
     rt.cbid = 41;
+    if (Hip()) {
+      // hipMemcpyWithStream blocks the host itself; no separate sync call.
+      rt.name = sync ? "hipMemcpyWithStream" : "hipMemcpyAsync";
+      rt.cbid = -1;
+    }
     int64_t end = a1 + 1000;
-    if (sync) {
+    if (sync && !Hip()) {
       int64_t s0 = a1 + 1000;
       int64_t s1 = std::max(s0 + 3000, c1 + 2000);
       Event st{Role::kRuntime, "cudaStreamSynchronize", s0, s1, ++correlation_, ext};
@@ -251,6 +278,9 @@ GroundTruth Truth(const ScenarioParams& p, const std::vector<Event>& ev) {
       case Role::kDataLoader:
         t.dataloader_ns += d;
         break;
+      case Role::kAnnotation:
+        t.host_work_ns += d;
+        break;
       default:
         break;
     }
@@ -299,6 +329,7 @@ class Formatter {
         o += fmt::format("\"External id\": {}", 1000000 + e.step);
         break;
       case Role::kDataLoader:
+      case Role::kAnnotation:
         x(p_.legacy ? "Operator" : "user_annotation", host_pid, HostTid());
         o += fmt::format("\"{}\": {}", Ext(), 2000000 + e.start_ns % 1000000);
         break;
@@ -308,8 +339,8 @@ class Formatter {
         break;
       case Role::kRuntime:
         x(p_.legacy ? "Runtime" : "cuda_runtime", host_pid, HostTid());
-        o += fmt::format("\"cbid\": {}, \"correlation\": {}, \"{}\": {}", e.cbid, e.correlation,
-                         Ext(), e.external_id);
+        if (e.cbid >= 0) o += fmt::format("\"cbid\": {}, ", e.cbid);
+        o += fmt::format("\"correlation\": {}, \"{}\": {}", e.correlation, Ext(), e.external_id);
         break;
       case Role::kKernel: {
         x(p_.legacy ? "Kernel" : "kernel", "0", Tid(e.stream));
@@ -377,6 +408,10 @@ std::string_view ScenarioName(Scenario s) {
     case Scenario::kPageableH2d: return "pageable_h2d";
     case Scenario::kMemoryBound: return "memory_bound";
     case Scenario::kMultiRank: return "multi_rank";
+    case Scenario::kHostBusy: return "host_busy";
+    case Scenario::kLaunchCadence: return "launch_cadence";
+    case Scenario::kOneOffGap: return "one_off_gap";
+    case Scenario::kHipBlockingCopy: return "hip_blocking_copy";
   }
   return "unknown";
 }
@@ -384,7 +419,8 @@ std::string_view ScenarioName(Scenario s) {
 std::vector<Scenario> AllScenarios() {
   return {Scenario::kHealthy,    Scenario::kDataloaderStall, Scenario::kSyncEveryStep,
           Scenario::kFragmented, Scenario::kPageableH2d,     Scenario::kMemoryBound,
-          Scenario::kMultiRank};
+          Scenario::kMultiRank,  Scenario::kHostBusy,        Scenario::kLaunchCadence,
+          Scenario::kOneOffGap,  Scenario::kHipBlockingCopy};
 }
 
 Result<Scenario> ParseScenario(std::string_view name) {
@@ -444,6 +480,37 @@ ScenarioParams DefaultParams(Scenario s) {
     case Scenario::kMultiRank:
       p.world_size = 2;
       p.nccl_ns = 2 * kNsPerMs;
+      break;
+    case Scenario::kHostBusy:
+      // ~10 ms of GEMMs per step behind 20 ms of CPU preprocessing.
+      p.host_work_ns = 20 * kNsPerMs;
+      break;
+    case Scenario::kLaunchCadence:
+      p.steps = 3;
+      p.kernels_per_step = 400;
+      p.kernel_min_ns = 10000;
+      p.kernel_max_ns = 20000;
+      p.launch_cost_ns = 40000;
+      p.launch_api_ns = 8000;
+      p.kernel_name = "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor>";
+      p.grid_x = 64;
+      p.block_x = 128;
+      p.registers = 32;
+      p.shared_mem_bytes = 0;
+      break;
+    case Scenario::kOneOffGap:
+      p.steps = 6;
+      p.host_work_ns = 300 * kNsPerMs;
+      p.host_work_step = 4;
+      p.host_work_name = "evaluate";
+      p.host_work_ops = {"aten::argmax", "aten::eq", "aten::sum"};
+      break;
+    case Scenario::kHipBlockingCopy:
+      p.runtime = "hip";
+      p.h2d_bytes = 64 << 20;
+      p.h2d_pageable = true;
+      p.h2d_gbps = 3.0;
+      p.kernel_name = "Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB0_GRVW8";
       break;
   }
   return p;

@@ -39,6 +39,10 @@ enum class Scenario {
   kPageableH2d,      // per-step pageable HtoD copies + stream sync
   kMemoryBound,      // long elementwise kernels, GPU-Util pinned near 100%
   kMultiRank,        // NCCL allreduce per step; distributedInfo
+  kHostBusy,         // each step: 20 ms "preprocess" CPU work that launches nothing
+  kLaunchCadence,    // 10-20 µs kernels, launched back to back by ops every 40 µs
+  kOneOffGap,        // healthy steps, one 300 ms "evaluate" host phase in step 4
+  kHipBlockingCopy,  // ROCm names: hipLaunchKernel, a blocking hipMemcpyWithStream per step
 };
 
 // ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
@@ -85,6 +89,17 @@ struct ScenarioParams {
   bool item_sync = false;             // loss.item() at step end
   int64_t memset_bytes = 0;           // per-step memset (0: none)
   int64_t nccl_ns = 0;                // multi_rank allreduce duration per step
+
+  // Host work that launches nothing, before the step's kernels: an annotation
+  // `host_work_name` filled by CPU ops `host_work_ops` in turn (0: none).
+  int64_t host_work_ns = 0;
+  int host_work_step = 0;             // 0: every step; N: only step N (one-off)
+  std::string host_work_name = "preprocess";
+  std::vector<std::string> host_work_ops = {"aten::div", "aten::sub", "aten::resize_"};
+  // Runtime naming: "cuda" (cudaLaunchKernel/cudaMemcpyAsync, cbids) or "hip"
+  // (hipLaunchKernel, hipMemcpyWithStream for blocking copies, no cbids, an
+  // AMD device), as ROCm Kineto traces label HIP calls.
+  std::string runtime = "cuda";
 };
 
 // DefaultParams: the documented parameters of a scenario.
@@ -105,6 +120,7 @@ struct GroundTruth {
   int64_t memset_count = 0, memset_bytes = 0;
   int64_t stream_sync_calls = 0, stream_sync_ns = 0;  // cudaStreamSynchronize
   int64_t dataloader_ns = 0;          // summed DataLoader time
+  int64_t host_work_ns = 0;           // summed host-work annotation time
 };
 
 // SynthTrace: the JSON text and its ground truth.

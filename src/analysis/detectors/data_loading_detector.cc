@@ -21,7 +21,7 @@ Finding DataLoaderFinding(const DetectorInput& in, const DeviceTimeline& d) {
   int64_t steps_idle_at_start = 0;
   for (const StepWindow& w : d.steps) dl_ns += OverlapLength(tl.dataloader, w.start_ns, w.end_ns);
   for (const IdleGap& g : d.gaps)
-    if (g.cause == IdleCause::kDataLoader) idle_per_step[static_cast<size_t>(g.step_index)] += g.attributed_ns;
+    if (g.cause == IdleCause::kDataLoader && !g.one_off) idle_per_step[static_cast<size_t>(g.step_index)] += g.attributed_ns;
   // "Idle at step start": the step's first gap starts at the window start and is DataLoader time.
   for (size_t i = 0; i < d.steps.size(); ++i) {
     for (const IdleGap& g : d.gaps) {
@@ -30,7 +30,7 @@ Finding DataLoaderFinding(const DetectorInput& in, const DeviceTimeline& d) {
       if (g.start_ns >= d.steps[i].start_ns) break;
     }
   }
-  int64_t idle_dl = d.idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)];
+  int64_t idle_dl = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)];
   SetLoss(f, d, idle_dl);
   double total = static_cast<double>(d.steps_total_ns);
   double steps = static_cast<double>(d.steps.size());
@@ -105,9 +105,12 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
   for (size_t i = 0; i < m.size(); ++i) {
     if (m.device_id[i] != d.device_id || m.copy_kind[i] != model::CopyKind::kHtoD) continue;
     if (!IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
-    // Without step markers the window is the kernel span; copies outside it
-    // (e.g. weights uploaded at start-up) still count as evidence, not as loss.
-    bool inside = Timeline::StepIndexAt(d, m.start_ns[i]) >= 0;
+    // Without step markers, copies outside the kernel-active window (weights
+    // uploaded at start-up, results copied back) count as evidence, not loss.
+    bool inside = d.steps_from_markers
+                      ? Timeline::StepIndexAt(d, m.start_ns[i]) >= 0
+                      : !d.kernel_busy.empty() && m.start_ns[i] >= d.kernel_busy.front().start_ns &&
+                            m.start_ns[i] < d.kernel_busy.back().end_ns;
     if (!inside && d.steps_from_markers) continue;
     if (!inside) ++outside;
     int64_t dur = m.end_ns[i] - m.start_ns[i];
@@ -128,12 +131,16 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
   }
   if (count == 0) return f;
   IntervalList windows;
-  for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
+  if (d.steps_from_markers || d.kernel_busy.empty()) {
+    for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
+  } else {
+    windows.push_back({d.kernel_busy.front().start_ns, d.kernel_busy.back().end_ns});
+  }
   IntervalList h2d_union = Intersect(UnionOf(std::move(h2d)), windows);
   int64_t exposed = TotalLength(Subtract(h2d_union, d.kernel_busy));
   // Copy-then-sync (non_blocking=False, or pageable): the GPU drains while the
   // host waits in the copy, then idles until the host relaunches.
-  int64_t h2d_sync_idle = d.idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)];
+  int64_t h2d_sync_idle = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)];
   SetLoss(f, d, exposed + h2d_sync_idle);
   double total = static_cast<double>(d.steps_total_ns);
   double steps = static_cast<double>(d.steps.size());

@@ -6,6 +6,7 @@
 #include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/data_loading_detector.h"
 #include "analysis/detectors/fragmentation_detector.h"
+#include "analysis/detectors/host_detector.h"
 #include "analysis/detectors/kernel_efficiency_detector.h"
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/sync_detector.h"
@@ -14,10 +15,12 @@ namespace gpuwhy::analysis::detectors {
 
 namespace {
 
-constexpr std::array<DetectorEntry, 8> kDetectors = {{
+constexpr std::array<DetectorEntry, 10> kDetectors = {{
     {"sync", "host-blocking syncs and the GPU idle after them", &DetectSyncs},
     {"data_loading", "DataLoader stalls and host-to-device copies", &DetectDataLoading},
     {"launch_bound", "tiny kernels, launch overhead, queue-empty gaps", &DetectFragmentation},
+    {"host_bound", "GPU idle while the host runs work that launches nothing", &DetectHostBusy},
+    {"one_off_gap", "one or two gaps holding most of the idle, not per step", &DetectOneOffGaps},
     {"kernel_efficiency", "tensor cores, memory-bound kernels, throttling", &DetectKernelEfficiency},
     {"recompilation", "new kernels / module loads / recompiles after warm-up", &DetectRecompilation},
     {"contention", "other processes on the GPU", &DetectContention},

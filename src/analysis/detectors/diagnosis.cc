@@ -1,6 +1,7 @@
 #include "analysis/detectors/diagnosis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -78,8 +79,10 @@ std::string_view BottleneckOf(const Finding& f) {
     case Category::kContention: return "contention: other processes";
     case Category::kCommunication: return "communication";
     case Category::kImbalance: return "load imbalance across ranks";
+    case Category::kHostBound: return "host: CPU work that launches nothing";
     case Category::kIdle:
       if (f.id == "idle.sampled") return "idle (cause not visible in sampled counters)";
+      if (f.id == "idle.one_off_gap") return "idle: one-off gap (not per step)";
       break;
   }
   return "idle";
@@ -110,9 +113,47 @@ std::string CausePhrase(const Finding& f) {
   if (f.id == "data_loading.h2d_copies")
     return "host-to-device copies (" + FormatPct(MetricOf(f, "h2d_pageable_ratio")) +
            " from pageable memory) block it " + FormatPct(f.lost_step_ratio) + " of " + step;
+  if (f.id == "host.busy_elsewhere") {
+    std::string what;
+    for (const Example& ex : f.examples) {
+      const size_t p = ex.detail.find("host in ");
+      if (p != std::string::npos) {
+        what = ex.detail.substr(p + 8);
+        break;
+      }
+      if (!ex.detail.empty()) {
+        what = ex.detail;
+        break;
+      }
+    }
+    return "the launching thread runs work that launches nothing" +
+           (what.empty() ? std::string() : " (worst gap: " + what + ")") + " for " +
+           FormatPct(f.lost_step_ratio) + " of " + step;
+  }
   if (f.id == "communication.exposed")
     return "exposed communication takes " + FormatPct(f.lost_step_ratio) + " of the step";
   return f.title;
+}
+
+// BusyPhrase: "GPU busy 97% of each step", and when copies alone (no kernel
+// running) fill >= 10% of it, how much of that is kernels, so the headline
+// agrees with the curve class, which counts kernels as NVML does.
+double KernelStepRatio(const DeviceTimeline& d) {
+  if (d.steps_total_ns <= 0) return kMissingF64;
+  IntervalList windows;
+  for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
+  return static_cast<double>(OverlapLength(d.kernel_busy, windows)) /
+         static_cast<double>(d.steps_total_ns);
+}
+
+std::string BusyPhrase(const DeviceTimeline& d, double idle_ratio, const std::string& each) {
+  std::string out = "GPU busy " + FormatPct(1.0 - idle_ratio) + " of " + each;
+  if (d.steps_total_ns <= 0) return out;
+  const double kernels = KernelStepRatio(d);
+  const double copies_only = (1.0 - idle_ratio) - kernels;
+  if (copies_only >= 0.10)
+    out += " (kernels " + FormatPct(kernels) + ", copies alone " + FormatPct(copies_only) + ")";
+  return out;
 }
 
 }  // namespace
@@ -216,7 +257,10 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   const DeviceTimeline* pd = timelines.empty() ? nullptr : timelines[0].Primary();
   if (!options.curve_shapes.empty()) {
     dx.curve_shape = options.curve_shapes[0];
-    dx.curve_reason = "from the utilization analysis";
+    dx.curve_reason = !options.curve_reasons.empty() && !options.curve_reasons[0].empty()
+                          ? options.curve_reasons[0]
+                          : "from the utilization analysis";
+    if (!options.curve_notes.empty()) dx.curve_note = options.curve_notes[0];
   } else if (!traces.empty()) {
     UtilizationResult u = AnalyzeUtilization(*traces[0]);
     const DeviceUtilization* best = nullptr;
@@ -225,6 +269,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     if (best != nullptr) {
       dx.curve_shape = ToString(best->verdict.curve_class);
       dx.curve_reason = best->verdict.reason;
+      dx.curve_note = best->window_note;
     }
   }
   if (dx.curve_shape.empty()) dx.curve_shape = "INSUFFICIENT_DATA";
@@ -249,10 +294,12 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     dx.per_step_basis = pd->steps_from_markers;
     dx.step_count = static_cast<int32_t>(pd->steps.size());
     dx.idle_step_ratio = static_cast<double>(pd->idle_ns) / static_cast<double>(pd->steps_total_ns);
+    dx.kernel_step_ratio = KernelStepRatio(*pd);
     int64_t host = pd->idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] +
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kSync)] +
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)] +
-                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
+                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)] +
+                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
   }
@@ -293,8 +340,15 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   } else if (top_matters) {
     dx.bottleneck = std::string(BottleneckOf(*top));
     bool host_side = top->category == Category::kSync || top->category == Category::kDataLoading ||
-                     top->category == Category::kLaunchBound;
-    if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10 && host_side) {
+                     top->category == Category::kLaunchBound || top->category == Category::kHostBound;
+    if (top->id == "idle.one_off_gap") {
+      // Never "of each step": the gap happened once.
+      std::string sum = top->summary;
+      if (!sum.empty()) sum[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(sum[0])));
+      dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " +
+                    (dx.per_step_basis ? std::string("the captured steps") : std::string("the span")) +
+                    "; " + sum;
+    } else if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10 && host_side) {
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; " +
                     FormatPct(dx.host_wait_idle_ratio) + " of that idle is waiting for the host: " +
                     CausePhrase(*top) + ".";
@@ -302,8 +356,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; biggest cause: " +
                     top->summary;
     } else {
-      dx.top_line = "GPU busy " + FormatPct(1.0 - dx.idle_step_ratio) + " of " + each +
-                    ", but " + top->summary;
+      dx.top_line = BusyPhrase(*pd, dx.idle_step_ratio, each) + ", but " + top->summary;
     }
   } else {
     const Finding* cb = nullptr;
@@ -317,13 +370,31 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
                     " of the idle is waiting for the host.";
     } else {
       dx.bottleneck = cb != nullptr ? "GPU: compute" : "none found";
-      dx.top_line = "GPU busy " + FormatPct(busy) + " of " + each +
-                    (cb != nullptr ? " in GEMM/conv kernels: compute-bound, no host-side bottleneck; "
-                                     "gains now come from kernel efficiency."
-                                   : "; no cause costs more than 5% of " + step + ".");
+      const double copies_only = (1.0 - dx.idle_step_ratio) - dx.kernel_step_ratio;
+      if (IsValid(copies_only) && copies_only >= 0.25) {
+        // Busy, but mostly with copies: that is the story, not the kernels.
+        dx.bottleneck = "copies (no kernel running)";
+        dx.top_line = "GPU busy " + FormatPct(busy) + " of " + each + ", but kernels run only " +
+                      FormatPct(dx.kernel_step_ratio) + " of it: copies alone take " +
+                      FormatPct(copies_only) +
+                      (dx.per_step_basis ? "." : " (uploads before the first kernel or copy-back "
+                                                 "after the last).");
+      } else {
+        dx.top_line = BusyPhrase(*pd, dx.idle_step_ratio, each) +
+                      (cb != nullptr ? " in GEMM/conv kernels: compute-bound, no host-side "
+                                       "bottleneck; gains now come from kernel efficiency."
+                                     : "; no cause costs more than 5% of " + step + ".");
+      }
     }
   }
   dx.top_line = "[" + dx.curve_shape + "] " + dx.top_line;
+  if (!dx.curve_note.empty()) {
+    // Say both windows: the class is for the steps; the kernels alone differ.
+    const size_t colon = dx.curve_note.find(": ");
+    std::string note = colon == std::string::npos ? dx.curve_note : dx.curve_note.substr(0, colon);
+    note[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(note[0])));
+    dx.top_line += " " + note + ".";
+  }
 
   // Fixes in scenario order.
   for (const Finding& f : dx.findings)

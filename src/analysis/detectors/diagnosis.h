@@ -34,6 +34,10 @@ struct DiagnosisOptions {
   // curve_shapes[i]: the curve class of trace i ("JUMPS", ...), when the caller
   // already has it; empty: Diagnose() computes it with AnalyzeUtilization().
   std::vector<std::string> curve_shapes;
+  // curve_reasons[i] / curve_notes[i]: the class's reason, and the kernel-active
+  // window's different class when there is one ("while kernels run ..."); may be empty.
+  std::vector<std::string> curve_reasons;
+  std::vector<std::string> curve_notes;
 };
 
 // Fix: one recommendation, in scenario order, with the finding it comes from.
@@ -52,9 +56,15 @@ struct Diagnosis {
   std::string scenario_reason;       // why this scenario
   std::string curve_shape;           // JUMPS / WOBBLE / PINNED_HIGH / HEALTHY / IDLE / INSUFFICIENT_DATA
   std::string curve_reason;
+  // curve_note: the kernel-active window's class when it differs from
+  // curve_shape (the WHY line says both); empty otherwise.
+  std::string curve_note;
   std::string bottleneck;            // e.g. "host: data loading"
   double idle_step_ratio = kMissingF64;       // primary trace/device
   double host_wait_idle_ratio = kMissingF64;  // share of that idle waiting on the host
+  // kernel_step_ratio: share of the primary device's windows with a kernel
+  // running (NVML's GPU-Util definition; copies alone do not count).
+  double kernel_step_ratio = kMissingF64;
   bool per_step_basis = true;        // false: no step markers, figures are of the span
   int32_t step_count = kMissingI32;
   int32_t rank_count = 0;

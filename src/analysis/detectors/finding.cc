@@ -17,6 +17,7 @@ std::string_view ToString(Category c) {
     case Category::kContention: return "contention";
     case Category::kCommunication: return "communication";
     case Category::kImbalance: return "imbalance";
+    case Category::kHostBound: return "host_bound";
     case Category::kIdle: break;
   }
   return "idle";
@@ -51,6 +52,7 @@ std::string_view ToString(FixKind k) {
     case FixKind::kLoadBalance: return "load_balance";
     case FixKind::kHostSpeed: return "host_speed";
     case FixKind::kCooling: return "power_and_clocks";
+    case FixKind::kSteadyState: return "steady_state";
   }
   return "other";
 }

@@ -30,6 +30,7 @@ enum class Category : uint8_t {
   kCommunication = 6,     // collectives and their overlap
   kImbalance = 7,         // stragglers and load imbalance across ranks
   kIdle = 8,              // GPU idle for no cause the detectors could name
+  kHostBound = 9,         // host CPU work (preprocessing, Python) that launches nothing
 };
 std::string_view ToString(Category c);
 
@@ -55,6 +56,7 @@ enum class FixKind : uint8_t {
   kLoadBalance = 13,
   kHostSpeed = 14,       // faster host code, fewer Python ops
   kCooling = 15,         // power / clock limits
+  kSteadyState = 16,     // profile steady-state steps; keep one-off phases out of the window
 };
 std::string_view ToString(FixKind k);
 

@@ -41,8 +41,8 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     std::vector<int64_t> sorted = durs;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
     int64_t median = sorted[sorted.size() / 2];
-    int64_t host = d.idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
-    int64_t kwait = d.idle_by_cause[static_cast<size_t>(IdleCause::kKernelWait)];
+    int64_t host = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
+    int64_t kwait = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kKernelWait)];
     Finding f;
     f.id = "launch_bound.fragmented";
     f.category = Category::kLaunchBound;
@@ -75,7 +75,7 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
               "launch API time / kernel time");
     AddMetric(f, "host_wait_step_ratio",
               static_cast<double>(host) / static_cast<double>(d.steps_total_ns), "ratio",
-              "GPU idle waiting for launches (HTA host_wait)");
+              "GPU idle waiting for launches (launch-cadence part of HTA host_wait)");
     AddMetric(f, "kernel_wait_step_ratio",
               static_cast<double>(kwait) / static_cast<double>(d.steps_total_ns), "ratio",
               "gaps under 30 µs between kernels (HTA kernel_wait)");
@@ -86,7 +86,7 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     // Worst host-launch gaps.
     std::vector<const IdleGap*> worst;
     for (const IdleGap& g : d.gaps)
-      if (g.cause == IdleCause::kHostLaunch) worst.push_back(&g);
+      if (g.cause == IdleCause::kHostLaunch && !g.one_off) worst.push_back(&g);
     std::partial_sort(worst.begin(), worst.begin() + static_cast<long>(std::min<size_t>(3, worst.size())),
                       worst.end(), [](const IdleGap* a, const IdleGap* b) {
                         return a->attributed_ns > b->attributed_ns;

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "analysis/detectors/host_activity.h"
 #include "analysis/summary/sync_api_table.h"
 
 namespace gpuwhy::analysis::detectors {
@@ -14,28 +15,6 @@ namespace {
 // kScalarReadMaxBytes: a DtoH this small before a sync is a scalar read
 // (`.item()`, `print(t)`, `if t.any():`), per PyTorch's memcpy_and_sync.
 constexpr int64_t kScalarReadMaxBytes = 8;
-
-// EnclosingOps: names of the cpu ops on the same thread that contain [s, e),
-// innermost first (at most 3). Ranges are sorted by start.
-std::string EnclosingOps(const model::Trace& t, int64_t tid, int64_t s, int64_t e) {
-  const model::RangeTable& r = t.ranges;
-  auto it = std::upper_bound(r.start_ns.begin(), r.start_ns.end(), s);
-  std::vector<std::pair<int64_t, std::string_view>> found;  // (start, name)
-  size_t scanned = 0;
-  for (size_t i = static_cast<size_t>(it - r.start_ns.begin()); i > 0 && scanned < 20000; ++scanned) {
-    --i;
-    if (r.tid[i] != tid || r.kind[i] != model::RangeKind::kCpuOp) continue;
-    if (!IsValid(r.end_ns[i]) || r.end_ns[i] < e) continue;
-    found.emplace_back(r.start_ns[i], t.Str(r.name[i]));
-    if (found.size() >= 3) break;
-  }
-  std::string out;
-  for (const auto& [st, name] : found) {
-    if (!out.empty()) out += " < ";
-    out += std::string(name.substr(0, 48));
-  }
-  return out;
-}
 
 // SyncEventName: the API a cuda_sync event of `kind` stands for.
 std::string_view SyncEventName(model::SyncKind kind) {
@@ -133,10 +112,10 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
         ++h2d_waits;
 
     // GPU idle that began inside a blocking call.
-    int64_t sync_idle = d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
+    int64_t sync_idle = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
     std::vector<const IdleGap*> worst;
     for (const IdleGap& g : d.gaps)
-      if (g.cause == IdleCause::kSync) worst.push_back(&g);
+      if (g.cause == IdleCause::kSync && !g.one_off) worst.push_back(&g);
     std::sort(worst.begin(), worst.end(), [](const IdleGap* a, const IdleGap* b) {
       return a->attributed_ns > b->attributed_ns;
     });
@@ -203,7 +182,7 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       ex.rank = in.rank;
       ex.detail = "GPU idle " + FormatMs(g.attributed_ns) + " after it";
       if (!from_api) ex.detail += " (cuda_sync event)";
-      std::string ops = from_api ? EnclosingOps(t, api.tid[row], s, e) : std::string();
+      std::string ops = from_api ? EnclosingOps(t, api.tid[row], s, e, true) : std::string();
       if (!ops.empty()) ex.detail += "; in " + ops;
       f.examples.push_back(std::move(ex));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "analysis/detectors/kernel_names.h"
 #include "analysis/summary/sync_api_table.h"
@@ -44,6 +45,7 @@ std::string_view ToString(IdleCause c) {
     case IdleCause::kHostLaunch: return "host_launch";
     case IdleCause::kKernelWait: return "kernel_wait";
     case IdleCause::kH2dSync: return "h2d_sync";
+    case IdleCause::kHostBusy: return "host_busy";
     case IdleCause::kOther: break;
   }
   return "other";
@@ -199,6 +201,135 @@ std::vector<StepWindow> HostSteps(const model::Trace& trace) {
   return out;
 }
 
+// Launch-cadence bounds: a host wait this short is launch overhead whatever
+// the thread ran (one op's dispatch), and no wait longer than the upper bound
+// is cadence.
+constexpr int64_t kMinCadenceNs = 50 * kNsPerUs;
+constexpr int64_t kMaxCadenceNs = 1 * kNsPerMs;
+
+// ClassifyHostWait: decide an HTA host_wait gap `g` ended by the late launch
+// call `row` (see the file comment of timeline.h).
+void ClassifyHostWait(const HostActivityIndex& host, const model::ApiTable& api, uint32_t row,
+                      int64_t g0, const IntervalList& dataloader,
+                      const std::vector<bool>& row_is_h2d, IdleGap* g) {
+  const int32_t pid = api.pid[row];
+  const int64_t tid = api.tid[row];
+  // The host window, less DataLoader time (already its own piece of the gap).
+  HostBreakdown b;
+  int64_t w = 0;
+  for (const Interval& part : Subtract({{g0, api.start_ns[row]}}, dataloader)) {
+    const HostBreakdown p = host.Breakdown(pid, tid, part.start_ns, part.end_ns, nullptr);
+    for (size_t i = 0; i < kHostWorkCount; ++i) b.by_work[i] += p.by_work[i];
+    b.untraced_ns += p.untraced_ns;
+    if (p.top_cpu_ns > b.top_cpu_ns) {
+      b.top_cpu_ns = p.top_cpu_ns;
+      b.top_cpu = p.top_cpu;
+    }
+    if (p.top_blocking_ns > b.top_blocking_ns) {
+      b.top_blocking_ns = p.top_blocking_ns;
+      b.top_blocking = p.top_blocking;
+    }
+    w += part.end_ns - part.start_ns;
+  }
+  g->host_window_ns = w;
+  g->launch_api_row = row;
+  const int64_t blocking = b.by_work[static_cast<size_t>(HostWork::kBlocking)];
+  if (b.top_blocking.valid() && 2 * blocking >= w) {
+    g->cause = row_is_h2d[b.top_blocking.row] ? IdleCause::kH2dSync : IdleCause::kSync;
+    g->sync_api_row = b.top_blocking.row;
+    return;
+  }
+  const int64_t cadence = host.LaunchIntervalP50Ns(pid, tid);
+  const int64_t threshold =
+      std::clamp<int64_t>(IsValid(cadence) ? 4 * cadence : 0, kMinCadenceNs, kMaxCadenceNs);
+  const int64_t launchy = b.by_work[static_cast<size_t>(HostWork::kLaunch)] +
+                          b.by_work[static_cast<size_t>(HostWork::kDispatch)];
+  const int64_t elsewhere = b.by_work[static_cast<size_t>(HostWork::kCpuWork)] +
+                            b.by_work[static_cast<size_t>(HostWork::kOtherApi)] + blocking +
+                            b.untraced_ns;
+  if (w <= threshold || launchy >= elsewhere) {
+    g->cause = IdleCause::kHostLaunch;
+    return;
+  }
+  g->cause = IdleCause::kHostBusy;
+  g->host_what = b.top_cpu;
+}
+
+// MarkOneOffGaps: flag the gaps that hold most of the idle without repeating
+// (timeline.h file comment), fill recurring_idle_by_cause and the host-busy
+// tallies of the recurring gaps.
+void MarkOneOffGaps(DeviceTimeline& d) {
+  struct Whole {
+    int64_t start_ns, end_ns, len;
+    int32_t step_index;
+  };
+  std::vector<Whole> whole;
+  for (const IdleGap& g : d.gaps) {
+    if (whole.empty() || whole.back().start_ns != g.start_ns || whole.back().end_ns != g.end_ns)
+      whole.push_back({g.start_ns, g.end_ns, g.end_ns - g.start_ns, g.step_index});
+  }
+  std::vector<Whole> one_off;
+  // Without step markers, idle before the first kernel or after the last
+  // (set-up uploads, teardown copy-back) is a phase of its own, never the loop.
+  int64_t edge_idle = 0;
+  auto is_edge = [&](const IdleGap& g) {
+    return !d.steps_from_markers && !d.kernel_busy.empty() &&
+           (g.end_ns <= d.kernel_busy.front().start_ns || g.start_ns >= d.kernel_busy.back().end_ns);
+  };
+  for (const IdleGap& g : d.gaps)
+    if (is_edge(g)) edge_idle += g.attributed_ns;
+  std::vector<Whole> inner;
+  for (const Whole& w : whole) {
+    IdleGap probe;
+    probe.start_ns = w.start_ns;
+    probe.end_ns = w.end_ns;
+    if (!is_edge(probe)) inner.push_back(w);
+  }
+  whole = std::move(inner);
+  const int64_t idle = d.idle_ns - edge_idle;
+  if (idle > 0 && !whole.empty() && 50 * idle >= d.steps_total_ns) {
+    std::vector<Whole> by_len = whole;
+    std::partial_sort(by_len.begin(), by_len.begin() + std::min<long>(2, static_cast<long>(by_len.size())),
+                      by_len.end(), [](const Whole& a, const Whole& b) { return a.len > b.len; });
+    size_t k = 0;
+    if (10 * by_len[0].len >= 8 * idle) {
+      k = 1;
+    } else if (by_len.size() >= 2 && 10 * (by_len[0].len + by_len[1].len) >= 8 * idle) {
+      k = 2;
+    }
+    bool isolated = false;
+    if (k > 0 && d.steps_from_markers && d.steps.size() >= 2) {
+      // Steps with a gap at least half the smaller chosen one.
+      const int64_t bar = by_len[k - 1].len / 2;
+      std::vector<bool> seen(d.steps.size(), false);
+      for (const Whole& w : whole)
+        if (w.len >= bar && w.step_index >= 0) seen[static_cast<size_t>(w.step_index)] = true;
+      const size_t n = static_cast<size_t>(std::count(seen.begin(), seen.end(), true));
+      isolated = n <= k && n < d.steps.size();
+    } else if (k > 0 && !d.steps_from_markers) {
+      const int64_t s0 = d.steps.front().start_ns, e0 = d.steps.back().end_ns;
+      auto edge = [&](const Whole& w) { return w.start_ns == s0 || w.end_ns == e0; };
+      isolated = k == 1 || (edge(by_len[0]) && edge(by_len[1]));
+    }
+    if (isolated) one_off.assign(by_len.begin(), by_len.begin() + static_cast<long>(k));
+  }
+  auto is_one_off = [&](const IdleGap& g) {
+    for (const Whole& w : one_off)
+      if (w.start_ns == g.start_ns && w.end_ns == g.end_ns) return true;
+    return false;
+  };
+  d.recurring_idle_by_cause = {};
+  for (IdleGap& g : d.gaps) {
+    g.edge = is_edge(g);
+    g.one_off = g.edge || is_one_off(g);
+    if (g.one_off) {
+      d.one_off_idle_ns += g.attributed_ns;
+    } else {
+      d.recurring_idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
+    }
+  }
+}
+
 }  // namespace
 
 Timeline BuildTimeline(const model::Trace& trace) {
@@ -299,6 +430,20 @@ Timeline BuildTimeline(const model::Trace& trace) {
 
   std::vector<StepWindow> host_steps = HostSteps(trace);
 
+  // What the launching threads did, to split HTA's host_wait into launch
+  // cadence and host work that launched nothing.
+  std::vector<bool> api_is_launch(api.size(), false), api_is_blocking(api.size(), false);
+  std::vector<std::pair<int32_t, int64_t>> launch_threads;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (!IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
+    api_is_launch[i] = true;
+    if (launch_threads.empty() || launch_threads.back() != std::make_pair(api.pid[i], api.tid[i]))
+      launch_threads.emplace_back(api.pid[i], api.tid[i]);
+  }
+  for (uint32_t row : tl.blocking_api_rows) api_is_blocking[row] = true;
+  const HostActivityIndex host =
+      HostActivityIndex::Build(trace, std::move(launch_threads), api_is_launch, api_is_blocking);
+
   for (auto& [dev, dev_ops] : ops) {
     DeviceTimeline d;
     d.device_id = dev;
@@ -342,9 +487,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
       d.steps_from_markers = !d.steps.empty();
     }
     if (d.steps.empty()) {
-      // No step markers: the kernel span (HTA's window), so setup copies
-      // before the first kernel do not count against the run.
-      const IntervalList& span = d.kernel_busy.empty() ? d.busy : d.kernel_busy;
+      // No step markers: the GPU-op span (the utilization window), so the
+      // headline speaks for what the capture shows the GPU doing.
+      const IntervalList& span = d.busy;
       StepWindow w;
       w.step = 0;
       w.start_ns = w.host_start_ns = span.front().start_ns;
@@ -403,13 +548,22 @@ Timeline BuildTimeline(const model::Trace& trace) {
         int64_t len = g1 - g0;
         d.idle_ns += len;
         int64_t dl = OverlapLength(tl.dataloader, g0, g1);
+        auto piece = [&](int64_t ns, IdleCause cause) {
+          IdleGap g;
+          g.start_ns = g0;
+          g.end_ns = g1;
+          g.attributed_ns = ns;
+          g.cause = cause;
+          g.step_index = static_cast<int32_t>(wi);
+          return g;
+        };
         if (dl > 0) {
-          d.gaps.push_back({g0, g1, dl, IdleCause::kDataLoader, static_cast<int32_t>(wi)});
+          d.gaps.push_back(piece(dl, IdleCause::kDataLoader));
           d.idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] += dl;
         }
         int64_t rest = len - dl;
         if (rest <= 0) return;
-        IdleGap g{g0, g1, rest, IdleCause::kOther, static_cast<int32_t>(wi)};
+        IdleGap g = piece(rest, IdleCause::kOther);
         uint32_t srow = covering_sync(g0);
         uint32_t erow = srow == UINT32_MAX ? covering_sync_event(g0) : UINT32_MAX;
         if (srow != UINT32_MAX) {
@@ -420,10 +574,11 @@ Timeline BuildTimeline(const model::Trace& trace) {
           g.sync_event_row = erow;
         } else {
           uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;
-          if (row != UINT32_MAX && api.start_ns[row] > g0)
-            g.cause = IdleCause::kHostLaunch;
-          else if (len < kKernelWaitThresholdNs)
+          if (row != UINT32_MAX && api.start_ns[row] > g0) {
+            ClassifyHostWait(host, api, row, g0, tl.dataloader, row_is_h2d, &g);
+          } else if (len < kKernelWaitThresholdNs) {
             g.cause = IdleCause::kKernelWait;
+          }
         }
         d.idle_by_cause[static_cast<size_t>(g.cause)] += rest;
         d.gaps.push_back(g);
@@ -434,6 +589,27 @@ Timeline BuildTimeline(const model::Trace& trace) {
         cur = std::max(cur, it->end_ns);
       }
       if (cur < w.end_ns) emit(cur, w.end_ns, kMissingI64);
+    }
+
+    MarkOneOffGaps(d);
+    {
+      std::unordered_map<StringId, HostTally> names;
+      for (const IdleGap& g : d.gaps) {
+        if (g.cause != IdleCause::kHostBusy || g.one_off || g.launch_api_row == UINT32_MAX) continue;
+        const uint32_t r = g.launch_api_row;
+        for (const Interval& part : Subtract({{g.start_ns, api.start_ns[r]}}, tl.dataloader)) {
+          const HostBreakdown b =
+              host.Breakdown(api.pid[r], api.tid[r], part.start_ns, part.end_ns, &names);
+          d.host_busy_untraced_ns += b.untraced_ns;
+        }
+        ++d.host_busy_gaps;
+        d.host_busy_window_ns += g.host_window_ns;
+      }
+      for (auto& [id, h] : names) d.host_busy_names.push_back(h);
+      std::sort(d.host_busy_names.begin(), d.host_busy_names.end(),
+                [](const HostTally& a, const HostTally& b) {
+                  return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
+                });
     }
 
     // Kernels and launches inside the windows.

@@ -17,9 +17,29 @@
 //     kSync       the GPU drained while another host-blocking sync/copy call ran,
 //                 or, with no such call, while a host-blocking cuda_sync event ran;
 //     kHostLaunch the op that ends the gap was launched after the gap began
-//                 (HTA host_wait: the CPU was not enqueuing fast enough);
+//                 (HTA host_wait) and the launching thread spent that time
+//                 issuing work: in launch calls or dispatching ops that launch
+//                 kernels, or the wait is within the launch cadence (at most
+//                 4x the thread's median launch spacing, 50 µs..1 ms);
+//     kHostBusy   the same HTA host_wait, but the launching thread spent it on
+//                 work that launched nothing: CPU ops, Python, annotations,
+//                 other runtime calls, or time the trace does not show;
+//                 (a host-blocking call covering half of that time makes the
+//                 gap kSync / kH2dSync instead, whatever its vendor prefix);
 //     kKernelWait the gap is under 30 µs (HTA kernel_wait);
 //     kOther      anything else (events, other streams, unknown launch).
+//
+// One-off gaps: when one gap (or two) holds >= 80% of a device's idle and it
+// does not repeat each step (>= 2 marked steps, at most that many with a gap
+// half its size; or no step markers and one gap, or a head and a tail gap),
+// its pieces are flagged `one_off` and left out of recurring_idle_by_cause,
+// which per-step findings use, so one warm-up or prefill gap is not
+// extrapolated to every step. Without step markers, gaps before the first
+// kernel or after the last (set-up uploads, teardown) are one-off too (`edge`).
+//
+// Window without step markers: the device's GPU-op span (kernels, copies and
+// memsets), the same window the utilization verdict uses, so a capture of a
+// few copies and one kernel is not "busy 100%".
 #pragma once
 
 #include <array>
@@ -27,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/detectors/host_activity.h"
 #include "base/units.h"
 #include "model/trace.h"
 
@@ -65,8 +86,9 @@ struct StepWindow {
 // IdleCause: see the file comment. Values index IdleByCause.
 enum class IdleCause : uint8_t {
   kDataLoader = 0, kSync = 1, kHostLaunch = 2, kKernelWait = 3, kOther = 4, kH2dSync = 5,
+  kHostBusy = 6,
 };
-inline constexpr size_t kIdleCauseCount = 6;
+inline constexpr size_t kIdleCauseCount = 7;
 std::string_view ToString(IdleCause c);
 
 // kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
@@ -83,6 +105,15 @@ struct IdleGap {
   // kSync with no blocking API call covering the gap: the cuda_sync event
   // (row of trace.syncs) that does.
   uint32_t sync_event_row = UINT32_MAX;
+  // kHostLaunch/kHostBusy: the host window [start_ns, launch call start) and
+  // the CPU work that took most of it (kHostBusy), credited as HostTally does.
+  int64_t host_window_ns = kMissingI64;
+  HostItemRef host_what;
+  uint32_t launch_api_row = UINT32_MAX;  // the late launch that ended the gap
+  bool one_off = false;                  // see the file comment
+  // edge: no step markers, and the gap lies before the first kernel or after
+  // the last (set-up / teardown); always one-off.
+  bool edge = false;
 };
 
 // DeviceTimeline: one device with GPU events.
@@ -97,7 +128,16 @@ struct DeviceTimeline {
   int64_t steps_total_ns = 0;       // summed window lengths
   std::vector<IdleGap> gaps;        // in time order, inside the windows
   std::array<int64_t, kIdleCauseCount> idle_by_cause{};  // summed over steps
+  // recurring_idle_by_cause: idle_by_cause without one-off gaps (per-step findings).
+  std::array<int64_t, kIdleCauseCount> recurring_idle_by_cause{};
+  int64_t one_off_idle_ns = 0;      // idle in one-off gaps
   int64_t idle_ns = 0;              // summed idle inside the windows
+  // Host-busy gaps (kHostBusy, not one-off): what the launching thread ran,
+  // by time, most first; the summed host windows and their untraced part.
+  std::vector<HostTally> host_busy_names;
+  int64_t host_busy_window_ns = 0;
+  int64_t host_busy_untraced_ns = 0;
+  int64_t host_busy_gaps = 0;
   int64_t kernel_count = 0;         // kernels starting inside the windows
   int64_t launch_api_count = 0;     // launch calls (see IsLaunchApi) feeding this device
   int64_t launch_api_ns = 0;

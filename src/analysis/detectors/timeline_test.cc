@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/detectors/fragmentation_detector.h"
 #include "analysis/detectors/sync_detector.h"
@@ -48,6 +50,81 @@ struct Builder {
     t.kernels.Append(k);
   }
 };
+
+// A host-wait gap (the next kernel launched after the GPU drained) whose
+// host time went to `fill`: returns the device timeline.
+DeviceTimeline HostWaitGap(const std::function<void(Builder&)>& fill) {
+  Builder b;
+  b.Step(1, 100 * kUs, 9000 * kUs);  // no gap at either edge
+  b.Kernel(50 * kUs, 100 * kUs, 200 * kUs);
+  fill(b);
+  b.Kernel(5400 * kUs, 5410 * kUs, 9000 * kUs);
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  EXPECT_EQ(tl.devices.size(), 1u);
+  return tl.devices.empty() ? DeviceTimeline{} : tl.devices[0];
+}
+
+TEST(Timeline, HostWaitInCpuWorkIsHostBusyAndNamed) {
+  DeviceTimeline d = HostWaitGap([](Builder& b) {
+    model::RangeRow r;
+    r.pid = 1; r.tid = 1; r.start_ns = 300 * kUs; r.end_ns = 5300 * kUs;
+    r.kind = model::RangeKind::kUserAnnotation;
+    r.name = b.t.strings.Intern("preprocess");
+    b.t.ranges.Append(r);
+    b.Range("aten::div", 400 * kUs, 2400 * kUs);
+    b.Range("aten::sub", 2500 * kUs, 5200 * kUs);
+  });
+  // Gap 200..5410 µs, host window 200..5400 µs: no launch in it, 5 ms of CPU work.
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)], 5210 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)], 0);
+  ASSERT_GE(d.host_busy_names.size(), 3u);
+  EXPECT_EQ(d.host_busy_gaps, 1);
+  EXPECT_EQ(d.host_busy_window_ns, 5200 * kUs);
+  // "preprocess" holds 5 ms; the ops inside it count too (2.7 ms, 2 ms).
+  EXPECT_EQ(d.host_busy_names[0].ns, 5000 * kUs);
+  EXPECT_EQ(d.host_busy_names[1].ns, 2700 * kUs);
+  EXPECT_EQ(d.host_busy_untraced_ns, 200 * kUs);
+}
+
+TEST(Timeline, HostWaitInsideAnOpThatLaunchesIsLaunchOverhead) {
+  // The op that launches the next kernel dispatched for 5.2 ms before launching.
+  DeviceTimeline d = HostWaitGap([](Builder& b) { b.Range("aten::conv2d", 250 * kUs, 5420 * kUs); });
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)], 5210 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)], 0);
+}
+
+TEST(Timeline, BlockingCallInsideAHostWaitIsSync) {
+  // A blocking copy that starts after the GPU drained (not covering the gap
+  // start) but holds most of the host's wait.
+  DeviceTimeline d = HostWaitGap([](Builder& b) { b.Api("cudaMemcpy", 31, 300 * kUs, 5000 * kUs); });
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kSync)] +
+                d.idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)],
+            5210 * kUs);
+  EXPECT_EQ(d.idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)], 0);
+}
+
+TEST(Timeline, OneOffGapLeavesRecurringIdle) {
+  Builder b;
+  // Five 1 ms steps, busy but for a 50 µs launch gap each; step 3 has 20 ms
+  // of host work before its kernel.
+  int64_t t0 = 0;
+  for (int s = 1; s <= 5; ++s) {
+    const int64_t work = s == 3 ? 20000 * kUs : 0;
+    b.Step(s, t0, t0 + work + 1000 * kUs);
+    b.Kernel(t0 + work + 40 * kUs, t0 + work + 50 * kUs, t0 + work + 1000 * kUs);
+    t0 += work + 1000 * kUs;
+  }
+  b.t.Finalize();
+  Timeline tl = BuildTimeline(b.t);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  const DeviceTimeline& d = tl.devices[0];
+  EXPECT_GE(d.one_off_idle_ns, 20000 * kUs);
+  int64_t recurring = 0;
+  for (int64_t v : d.recurring_idle_by_cause) recurring += v;
+  EXPECT_EQ(recurring + d.one_off_idle_ns, d.idle_ns);
+  EXPECT_LT(recurring, 300 * kUs);
+}
 
 TEST(Timeline, SetOperations) {
   IntervalList a = UnionOf({{0, 10}, {5, 20}, {30, 40}});

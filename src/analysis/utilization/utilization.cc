@@ -41,8 +41,19 @@ struct KernelRef {
   uint32_t row;
 };
 
+// ActiveWindow: the kernel-active window [first kernel start, last kernel
+// end] that curve verdicts are computed over; busy = the merged kernels.
+struct ActiveWindow {
+  int64_t start_ns = kMissingI64;
+  int64_t end_ns = kMissingI64;
+  const std::vector<Interval>* busy = nullptr;
+};
+
+// FillKernelFigures: kernel-time figures of `du`; SM fill over the device
+// window, and over the kernel-active and verdict windows for the classifier.
 void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
-                       DeviceUtilization& du) {
+                       DeviceUtilization& du, const ActiveWindow& active,
+                       const ActiveWindow& user) {
   const model::Device* dev = t.FindDevice(du.device_id);
   ArchLimits limits;
   const bool have_limits = dev != nullptr && LimitsForDevice(*dev, &limits);
@@ -116,8 +127,18 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   du.kernel_time_ns = static_cast<int64_t>(total);
   const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
   if (!fill.empty() && window > 0) {
+    auto over = [&](const ActiveWindow& w) {
+      if (w.busy == nullptr || w.end_ns <= w.start_ns) return kMissingF64;
+      if (w.start_ns == du.window_start_ns && w.end_ns == du.window_end_ns) return kMissingF64;
+      return CappedSumIntegral(fill, 1.0, w.start_ns, w.end_ns) /
+             static_cast<double>(w.end_ns - w.start_ns);
+    };
+    du.sm_fill_active_ratio = over(active);
+    du.sm_fill_verdict_ratio = over(user);
     du.sm_fill_ratio.value =
         CappedSumIntegral(std::move(fill), 1.0, du.window_start_ns, du.window_end_ns) / window;
+    if (!IsValid(du.sm_fill_active_ratio)) du.sm_fill_active_ratio = du.sm_fill_ratio.value;
+    if (!IsValid(du.sm_fill_verdict_ratio)) du.sm_fill_verdict_ratio = du.sm_fill_ratio.value;
     du.sm_fill_ratio.source = std::string(kTraceLaunch) +
                               (bpsm_from_arg ? " (blocks per SM arg)" : "") +
                               (bpsm_computed ? " (grid / SM count)" : "");
@@ -211,13 +232,6 @@ void Headline(DeviceUtilization& du) {
   }
 }
 
-// ActiveWindow: the kernel-active window [first kernel start, last kernel
-// end] that curve verdicts are computed over; busy = the merged kernels.
-struct ActiveWindow {
-  int64_t start_ns = kMissingI64;
-  int64_t end_ns = kMissingI64;
-  const std::vector<Interval>* busy = nullptr;
-};
 
 // CurveSamples: the series' samples, re-binned over the kernel-active window
 // when there is one (trace series), else the series itself (counters).
@@ -249,11 +263,11 @@ double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t
 }
 
 // VerdictRealRatio: the headline real utilization (SM-active counter, else SM
-// fill) restated over the kernel-active window, so the classifier compares
-// surface and real over the same time.
+// fill) restated over window `w`, so the classifier compares surface and real
+// over the same time.
 double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
-                        const ActiveWindow& aw) {
-  if (aw.busy == nullptr) return du.real_ratio.value;
+                        const ActiveWindow& w) {
+  if (w.busy == nullptr || w.end_ns <= w.start_ns) return du.real_ratio.value;
   if (IsValid(du.counter_sm_active.value)) {
     const model::CounterSeries* sm = nullptr;  // the series FillCounters took
     for (const model::CounterSeries& s : t.counters) {
@@ -262,67 +276,71 @@ double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
         sm = &s;
     }
     const double m =
-        sm != nullptr ? TimeWeightedMeanOver(*sm, aw.start_ns, aw.end_ns) : kMissingF64;
+        sm != nullptr ? TimeWeightedMeanOver(*sm, w.start_ns, w.end_ns) : kMissingF64;
     return IsValid(m) ? m : du.real_ratio.value;
   }
   if (IsValid(du.sm_fill_ratio.value)) {
-    // No kernel runs outside the active window: same integral, shorter span.
-    const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
-    const double active = static_cast<double>(aw.end_ns - aw.start_ns);
-    return std::min(1.0, du.sm_fill_ratio.value * window / active);
+    // The fill integral over this window (FillKernelFigures computed both).
+    const bool active = w.start_ns == du.active_window_start_ns && w.end_ns == du.active_window_end_ns;
+    return active ? du.sm_fill_active_ratio : du.sm_fill_verdict_ratio;
   }
   return du.real_ratio.value;
 }
 
-// ClassifySeries: IDLE when the whole window reads IDLE (a short burst of
-// kernels in a long idle capture is still an idle GPU), else the shape over
-// the kernel-active window with real utilization restated over it.
-CurveVerdict ClassifySeries(CurveInput in, const UtilSeries& s, const DeviceUtilization& du,
-                            double active_real, const ActiveWindow& aw) {
+// ClassifyOver: the verdict of series `s` over window `w` (trace series are
+// re-binned over it; counter series are taken as sampled).
+CurveVerdict ClassifyOver(const model::Trace& t, CurveInput in, const UtilSeries& s,
+                          const DeviceUtilization& du, const ActiveWindow& w) {
   in.period_ns = s.period_ns;
-  if (aw.busy != nullptr && s.label != "counter") {
-    in.util_ratio = s.util_ratio;
-    in.real_util_ratio = du.real_ratio.value;
-    CurveVerdict whole = ClassifyCurve(in);
-    if (whole.curve_class == CurveClass::kIdle) return whole;
-  }
-  in.util_ratio = CurveSamples(s, aw);
-  in.real_util_ratio = active_real;
+  in.util_ratio = CurveSamples(s, w);
+  in.real_util_ratio = VerdictRealRatio(t, du, w);
   return ClassifyCurve(in);
 }
 
+// Classify: the device class over the window the user pays for (`user`: the
+// marked steps' span, else the device window), and, when the kernel-active
+// window `aw` differs from it by a sample or more, the class there too, said
+// beside it when it differs (issue: one verdict, never contradicting itself).
 void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& steps,
-              const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw) {
+              const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw,
+              const ActiveWindow& user, const char* user_label) {
   CurveInput in;
-  const double active_real = VerdictRealRatio(t, du, aw);
-  in.real_util_ratio = active_real;
   if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
   in.long_gap_idle_share = du.gaps.long_gap_idle_share;
   in.gap_p95_ns = du.gaps.p95_ns;
-  // Why the kernel-active window: a copy-only or empty head/tail (input
-  // upload, warm-up, result copy-back) happens once; it is not the shape of
-  // the loop and would read as one long 0% stretch (docs/utilization.md §4).
-  const int64_t edge_ns =
-      aw.busy != nullptr ? (aw.start_ns - du.window_start_ns) + (du.window_end_ns - aw.end_ns) : 0;
+  const bool trace_series = primary != nullptr && primary->label != "counter";
+  const ActiveWindow none;
   if (primary != nullptr) {
-    du.verdict = ClassifySeries(in, *primary, du, active_real, aw);
-    // Named only when it spans a sample or more; shorter edges move one partial bin.
-    if (primary->label != "counter" && edge_ns >= primary->period_ns &&
-        du.verdict.curve_class == CurveClass::kIdle) {
-      du.verdict.reason += " over the whole window";
-    } else if (primary->label != "counter" && edge_ns >= primary->period_ns) {
-      char b[160];
-      std::snprintf(b, sizeof b,
-                    "; over the kernel-active %.1f ms (%.1f ms of head/tail without kernels "
-                    "left out)",
-                    NsToMs(aw.end_ns - aw.start_ns), NsToMs(edge_ns));
+    du.verdict = ClassifyOver(t, in, *primary, du, trace_series ? user : none);
+    if (trace_series && user.busy != nullptr) {
+      du.verdict_window = user_label;
+      du.verdict_window_ns = user.end_ns - user.start_ns;
+      char b[96];
+      std::snprintf(b, sizeof b, " over the %s (%.1f ms)", user_label,
+                    NsToMs(user.end_ns - user.start_ns));
       du.verdict.reason += b;
+    }
+    const int64_t edge_ns = aw.busy != nullptr && user.busy != nullptr
+                                ? std::abs(aw.start_ns - user.start_ns) + std::abs(user.end_ns - aw.end_ns)
+                                : 0;
+    if (trace_series && edge_ns >= primary->period_ns) {
+      du.active_verdict = ClassifyOver(t, in, *primary, du, aw);
+      du.has_active_verdict = true;
+      if (du.active_verdict.curve_class != du.verdict.curve_class &&
+          du.active_verdict.curve_class != CurveClass::kInsufficientData) {
+        char b[200];
+        std::snprintf(b, sizeof b,
+                      "while kernels run (the kernel-active %.1f ms of the %.1f ms %s) the curve "
+                      "reads %s: ",
+                      NsToMs(aw.end_ns - aw.start_ns), NsToMs(user.end_ns - user.start_ns),
+                      user_label, ToString(du.active_verdict.curve_class));
+        du.window_note = b + du.active_verdict.reason;
+      }
     }
   }
   if (nvml != nullptr && nvml != primary) {
-    du.nvml_verdict = ClassifySeries(in, *nvml, du, active_real, aw);
+    du.nvml_verdict = ClassifyOver(t, in, *nvml, du, trace_series ? user : none);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
-      // The mean of the samples the verdict saw (kernel-active window).
       const double mean = IsValid(du.nvml_verdict.features.mean_ratio)
                               ? du.nvml_verdict.features.mean_ratio
                               : nvml->mean_ratio;
@@ -461,6 +479,9 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
     const UtilSeries* nvml = nullptr;
     std::vector<Interval> busy;
     ActiveWindow active;
+    // The window the class describes: the marked steps' span, else the device window.
+    ActiveWindow user;
+    const char* user_label = "GPU-op span";
     if (has_kernels) {
       const std::vector<KernelRef>& ks = kernels[device];
       du.kernel_count = static_cast<int64_t>(ks.size());
@@ -501,7 +522,19 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
           du.series.push_back(std::move(st));
         }
       }
-      FillKernelFigures(t, ks, du);
+      if (!busy.empty()) {
+        du.active_window_start_ns = active.start_ns;
+        du.active_window_end_ns = active.end_ns;
+        user = {du.window_start_ns, du.window_end_ns, &busy};
+        const bool marked = out.steps.source == StepSource::kProfilerStep ||
+                            out.steps.source == StepSource::kMarkerRange;
+        if (marked && !out.steps.steps.empty() &&
+            out.steps.steps.back().end_ns > out.steps.steps.front().start_ns) {
+          user = {out.steps.steps.front().start_ns, out.steps.steps.back().end_ns, &busy};
+          user_label = "marked steps";
+        }
+      }
+      FillKernelFigures(t, ks, du, active, user);
       FillGaps(busy, du, out.steps.stats.count, du.gaps);
     }
     if (util_counter != nullptr) {
@@ -530,7 +563,7 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         if (s.label == "counter") primary = &s;
       }
     }
-    Classify(t, du, out.steps, primary, nvml, active);
+    Classify(t, du, out.steps, primary, nvml, active, user, user_label);
     out.devices.push_back(std::move(du));
   }
   return out;

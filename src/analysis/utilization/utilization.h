@@ -10,8 +10,11 @@
 //   Every figure names its source ("trace: launch config", "counter: DCGM"...).
 // - Headline real utilization (docs/utilization.md): SM-active counter mean
 //   when a counter gives it, else the trace SM fill; the gap is surface - real.
-// - Curve class from the fine series (ClassifyCurve), with the NVML-period
-//   verdict beside it and an aliasing note when the two disagree.
+// - Curve class from the fine series (ClassifyCurve) over the window the user
+//   pays for (the marked steps' span, else the device window of kernels,
+//   copies and memsets), the kernel-active window's class beside it when it
+//   differs, and the NVML-period verdict with an aliasing note when the two
+//   disagree.
 #pragma once
 
 #include <array>
@@ -75,6 +78,12 @@ struct DeviceUtilization {
   std::vector<UtilSeries> series;
 
   Figure sm_fill_ratio;                   // over the window
+  // SM fill over the verdict window and the kernel-active window (what the
+  // classifier compares the surface with over the same time).
+  double sm_fill_verdict_ratio = kMissingF64;
+  double sm_fill_active_ratio = kMissingF64;
+  int64_t active_window_start_ns = kMissingI64;  // first kernel start
+  int64_t active_window_end_ns = kMissingI64;    // last kernel end
   double sm_fill_coverage = kMissingF64;  // share of kernel time with a blocks/SM value
   Figure occupancy_ratio;                 // duration-weighted over kernels
   double occupancy_coverage = kMissingF64;
@@ -94,7 +103,18 @@ struct DeviceUtilization {
   double gap_pp = kMissingF64;  // (surface - real) in percentage points
 
   GapStats gaps;
-  CurveVerdict verdict;       // from the fine series (or counters)
+  // verdict: from the fine series (or counters) over the window the user pays
+  // for: the marked steps' span, else the device window (verdict_window says
+  // which; empty for counters).
+  CurveVerdict verdict;
+  std::string verdict_window;            // "marked steps" | "GPU-op span" | ""
+  int64_t verdict_window_ns = kMissingI64;
+  // active_verdict: the same series over the kernel-active window, when that
+  // differs from the verdict window by a sample or more; window_note says both
+  // when the classes differ.
+  bool has_active_verdict = false;
+  CurveVerdict active_verdict;
+  std::string window_note;
   CurveVerdict nvml_verdict;  // from the NVML 1/6 s series
   std::string aliasing_note;  // when the NVML verdict disagrees or is aliased
 };

@@ -86,9 +86,12 @@ void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w) {
   w.Field("curve_shape", d.curve_shape);
   w.Key("curve_reason");
   w.StringOrNull(d.curve_reason);
+  w.Key("curve_note");
+  w.StringOrNull(d.curve_note);
   w.Field("bottleneck", d.bottleneck);
   w.FieldDouble("idle_step_ratio", d.idle_step_ratio, 4);
   w.FieldDouble("host_wait_idle_ratio", d.host_wait_idle_ratio, 4);
+  w.FieldDouble("kernel_step_ratio", d.kernel_step_ratio, 4);
   w.FieldBool("per_step_basis", d.per_step_basis);
   w.FieldInt32("step_count", d.step_count);
   w.FieldInt32("rank_count", d.rank_count);

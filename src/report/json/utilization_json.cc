@@ -118,6 +118,17 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
   }
   w.EndArray();
   WriteVerdict(w, "curve", d->verdict);
+  w.Key("curve_window");
+  w.StringOrNull(d->verdict_window);
+  w.FieldInt("curve_window_ns", d->verdict_window_ns);
+  if (d->has_active_verdict) {
+    WriteVerdict(w, "curve_kernel_active", d->active_verdict);
+  } else {
+    w.Key("curve_kernel_active");
+    w.Null();
+  }
+  w.Key("window_note");
+  w.StringOrNull(d->window_note);
   // Only a trace timeline is rebuilt at NVML's period; counter-only devices
   // have no such verdict (null, not an empty one).
   bool has_nvml_series = false;

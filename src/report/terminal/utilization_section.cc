@@ -150,6 +150,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
              ", p95 " + FormatDurationF(st.p95_ns) + ", jitter " +
              (IsValid(st.jitter_ratio) ? Fixed(st.jitter_ratio, 3) : std::string(kNa)));
   }
+  if (!d->window_note.empty()) Wrapped(ctx, out, "  " + d->window_note);
   if (!d->aliasing_note.empty()) Wrapped(ctx, out, "  aliasing: " + d->aliasing_note);
   if (!v.aliasing_note.empty()) Wrapped(ctx, out, "  note: " + v.aliasing_note);
 }
