@@ -9,14 +9,16 @@
 #include "analysis/detectors/kernel_efficiency_detector.h"
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/sync_detector.h"
+#include "analysis/detectors/uvm_detector.h"
 
 namespace gpuwhy::analysis::detectors {
 
 namespace {
 
-constexpr std::array<DetectorEntry, 8> kDetectors = {{
+constexpr std::array<DetectorEntry, 9> kDetectors = {{
     {"sync", "host-blocking syncs and the GPU idle after them", &DetectSyncs},
     {"data_loading", "DataLoader stalls and host-to-device copies", &DetectDataLoading},
+    {"uvm", "Unified Memory page migrations beside and between kernels", &DetectUvmMigrations},
     {"launch_bound", "tiny kernels, launch overhead, queue-empty gaps", &DetectFragmentation},
     {"kernel_efficiency", "tensor cores, memory-bound kernels, throttling", &DetectKernelEfficiency},
     {"recompilation", "new kernels / module loads / recompiles after warm-up", &DetectRecompilation},
