@@ -219,6 +219,12 @@ TEST(NodeVerdicts, UnusedGpuBesideAWorkingOne) {
       EXPECT_NE(x.device_id, 1);
     }
   }
+  Diagnosis dx = Diagnose({&t}, {});
+  EXPECT_EQ(dx.findings.front().id, "idle.unused_gpu");
+  EXPECT_EQ(dx.scenario, Scenario::kMulti);
+  // The headline covers the node and shows the unused GPU's own class.
+  EXPECT_NE(dx.top_line.find("2 GPUs"), std::string::npos) << dx.top_line;
+  EXPECT_EQ(dx.top_line.rfind("[IDLE]", 0), 0u) << dx.top_line;
 }
 
 TEST(NodeVerdicts, AllIdleIsNotUnusedAndAProcessMeansUsed) {
@@ -247,6 +253,9 @@ TEST(NodeVerdicts, ImbalanceAcrossWorkingGpus) {
   EXPECT_EQ(im->device_id, 2);
   // (0 + 0.03 + 0.58 + 0.01) / 4
   EXPECT_NEAR(im->lost_step_ratio, 0.155, 1e-9);
+  Diagnosis dx = Diagnose({&t}, {});
+  EXPECT_EQ(dx.scenario, Scenario::kMulti);
+  EXPECT_NE(dx.top_line.find("4 GPUs"), std::string::npos) << dx.top_line;
 }
 
 }  // namespace
