@@ -16,6 +16,7 @@
 #include "import/nsys/nsys_importer.h"
 #include "import/smi/dcgm_importer.h"
 #include "import/smi/smi_csv_importer.h"
+#include "import/smi/smi_table_importer.h"
 #include "import/recording/recording_importer.h"
 
 namespace gpuwhy::import {
@@ -87,6 +88,10 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
   v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
   v.push_back(std::make_unique<SmiCsvImporter>());
+  // After the CSV importer: a --query-gpu log that starts with one table
+  // snapshot is a CSV log.
+  v.push_back(std::make_unique<SmiTableImporter>());
+  v.push_back(std::make_unique<SmiQueryImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
   return v;
 }

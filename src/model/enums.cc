@@ -24,7 +24,22 @@ std::string_view ToString(CopyKind v) {
     case CopyKind::kDtoD: return "DtoD";
     case CopyKind::kHtoH: return "HtoH";
     case CopyKind::kPtoP: return "PtoP";
+    case CopyKind::kUvmHtoD: return "UVM HtoD";
+    case CopyKind::kUvmDtoH: return "UVM DtoH";
+    case CopyKind::kUvmDtoD: return "UVM DtoD";
     case CopyKind::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::string_view ToString(MigrationCause v) {
+  switch (v) {
+    case MigrationCause::kUser: return "user prefetch";
+    case MigrationCause::kCoherence: return "page fault";
+    case MigrationCause::kPrefetch: return "speculative prefetch";
+    case MigrationCause::kEviction: return "eviction";
+    case MigrationCause::kAccessCounters: return "access counters";
+    case MigrationCause::kUnknown: break;
   }
   return "unknown";
 }

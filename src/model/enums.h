@@ -10,9 +10,24 @@ namespace gpuwhy::model {
 enum class Vendor : uint8_t { kUnknown = 0, kNvidia = 1, kAmd = 2, kIntel = 3 };
 
 // CopyKind: direction of a memcpy (CUPTI_ACTIVITY_MEMCPY_KIND_* order).
+// kUvm*: Unified Memory (managed memory) page migrations done by the driver
+// on demand, not copies the program asked for (nsys copyKind 11..13, CUPTI
+// UNIFIED_MEMORY_COUNTER bytes transfer records).
 enum class CopyKind : uint8_t {
   kUnknown = 0, kHtoD = 1, kDtoH = 2, kHtoA = 3, kAtoH = 4, kAtoA = 5, kAtoD = 6,
-  kDtoA = 7, kDtoD = 8, kHtoH = 9, kPtoP = 10,
+  kDtoA = 7, kDtoD = 8, kHtoH = 9, kPtoP = 10, kUvmHtoD = 11, kUvmDtoH = 12, kUvmDtoD = 13,
+};
+
+// IsUvmMigration: a Unified Memory page migration (kUvmHtoD/DtoH/DtoD).
+constexpr bool IsUvmMigration(CopyKind k) {
+  return k == CopyKind::kUvmHtoD || k == CopyKind::kUvmDtoH || k == CopyKind::kUvmDtoD;
+}
+
+// MigrationCause: why the driver migrated managed pages
+// (CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_* order, nsys
+// ENUM_CUDA_UNIF_MEM_MIGRATION). Meaningful only for kUvm* copies.
+enum class MigrationCause : uint8_t {
+  kUnknown = 0, kUser = 1, kCoherence = 2, kPrefetch = 3, kEviction = 4, kAccessCounters = 5,
 };
 
 // MemoryKind: where the bytes live (CUPTI_ACTIVITY_MEMORY_KIND_* order).
@@ -79,6 +94,7 @@ enum class CounterUnit : uint8_t {
 std::string_view ToString(Vendor v);
 std::string_view ToString(CopyKind v);
 std::string_view ToString(MemoryKind v);
+std::string_view ToString(MigrationCause v);
 std::string_view ToString(ApiKind v);
 std::string_view ToString(SyncKind v);
 std::string_view ToString(RangeKind v);

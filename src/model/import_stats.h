@@ -40,7 +40,9 @@ namespace gpuwhy::model {
   X(out_of_order_gpu_cpu, kInfo, "GPU events that start before their launching API call")      \
   X(duplicate_event, kInfo, "events repeated exactly (kept once)")                           \
   X(no_timestamps, kInfo, "sampled logs without timestamps (sample indexes used, period unknown)") \
-  X(coarse_sample_period, kInfo, "counter series sampled every >= 1 s (jumps and wobble cannot be told apart)")
+  X(coarse_sample_period, kInfo, "counter series sampled every >= 1 s (jumps and wobble cannot be told apart)") \
+  X(malformed_table_row, kDataLoss, "nvidia-smi table / -q rows (GPU, process, MIG) that could not be parsed (skipped)") \
+  X(untimed_snapshot, kDataLoss, "nvidia-smi snapshots without a timestamp in a timed log (dropped)")
 
 enum class StatSeverity : uint8_t { kInfo, kRepaired, kDataLoss };
 

@@ -54,7 +54,9 @@ namespace gpuwhy::model {
   C(int32_t, pid, kMissingI32)
 GPUWHY_DEFINE_TABLE(KernelTable, KernelRow, GPUWHY_KERNEL_COLUMNS)
 
-// Memory copies. src/dst_device are set for peer copies.
+// Memory copies. src/dst_device are set for peer copies. Unified Memory page
+// migrations are rows with a kUvm* copy_kind and their migration_cause
+// (kUnknown for ordinary copies).
 #define GPUWHY_MEMCPY_COLUMNS(C)                                 \
   C(int32_t, device_id, kMissingI32)                             \
   C(int64_t, stream_id, kMissingI64)                             \
@@ -69,7 +71,8 @@ GPUWHY_DEFINE_TABLE(KernelTable, KernelRow, GPUWHY_KERNEL_COLUMNS)
   C(int32_t, src_device_id, kMissingI32)                         \
   C(int32_t, dst_device_id, kMissingI32)                         \
   C(int64_t, graph_id, kMissingI64)                              \
-  C(int32_t, pid, kMissingI32)
+  C(int32_t, pid, kMissingI32)                                   \
+  C(MigrationCause, migration_cause, MigrationCause::kUnknown)
 GPUWHY_DEFINE_TABLE(MemcpyTable, MemcpyRow, GPUWHY_MEMCPY_COLUMNS)
 
 #define GPUWHY_MEMSET_COLUMNS(C)                                 \

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "analysis/analysis.h"
 #include "import/registry.h"
+#include "import/smi/smi_table_importer.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -149,6 +152,44 @@ TEST(SmiCorpus, EveryLogIsDiagnosed) {
       EXPECT_TRUE(warned) << "no jumps/wobble warning at a coarse period";
     }
   }
+}
+
+// The only real default-table output in the corpus: the snapshot (driver
+// 495.44, one V100) at the top of theabrusch's CSV log, read by the table
+// importer on its own (the whole file stays a CSV log).
+TEST(SmiCorpus, RealTableSnapshot) {
+  const std::string path = kDir + "/theabrusch__semi_active_seizure/gpu_stats.csv";
+  if (!std::filesystem::exists(path)) {
+    std::printf("SKIPPED: %s not present\n", path.c_str());
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/smi not present";
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text, line;
+  for (int i = 0; i < 20 && std::getline(in, line); ++i) text += line + "\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadSmiTableText(text, t).ok());
+  EXPECT_EQ(t.info.cuda_driver_version, "495.44");
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.Str(t.devices[0].name), "Tesla V100-SXM2...");
+  EXPECT_EQ(t.devices[0].pcie_bus_id, 0x16 << 8);
+  EXPECT_EQ(t.devices[0].total_memory_bytes, int64_t{32510} << 20);
+  for (const model::CounterSeries& s : t.counters) {
+    ASSERT_EQ(s.value.size(), 1u);
+    if (s.kind == model::CounterKind::kGpuUtil) {
+      EXPECT_EQ(s.value[0], 0.0);
+    }
+    if (s.kind == model::CounterKind::kPowerMw) {
+      EXPECT_EQ(s.value[0], 43000.0);
+    }
+    if (s.kind == model::CounterKind::kPowerLimitMw) {
+      EXPECT_EQ(s.value[0], 300000.0);
+    }
+    if (s.kind == model::CounterKind::kTemperatureC) {
+      EXPECT_EQ(s.value[0], 36.0);
+    }
+  }
+  EXPECT_TRUE(t.gpu_processes.empty());  // "No running processes found"
+  EXPECT_EQ(t.stats.Get(model::ImportStat::malformed_table_row), 0u);
 }
 
 }  // namespace

@@ -1,11 +1,20 @@
 // make_big_nsys OUT.sqlite [KERNELS=5000000] [--no-runtime]
 // make_big_nsys --fuzz-seeds DIR
+// make_big_nsys --uvm OUT.sqlite
 //
 // Writes a synthetic Nsight-Systems-like SQLite export: StringIds (64 kernel
 // names + runtime API names), META_DATA_EXPORT, TARGET_INFO_GPU, PROCESSES,
 // CUPTI_ACTIVITY_KIND_KERNEL with KERNELS rows (2024.2 column set) and one
 // cudaLaunchKernel runtime row per kernel. Deterministic (fixed LCG). Write it
 // under /tmp or a build folder, never into the repository.
+//
+// --uvm OUT.sqlite writes a small Unified Memory program export with known
+// answers: 20 kernels of 1 ms, 0.5 ms apart; before each kernel but the first
+// a 2 MiB page-fault migration HtoD of 300 µs in the gap, inside each kernel a
+// 1 MiB one of 200 µs, after every 5th kernel a 64 KiB eviction DtoH of 50 µs
+// (copyKind 11/12, migrationCause 2/4), and one explicit pageable HtoD copy.
+// Inside the kernel span: 42 migrations, 9.85 ms union (4.0 ms beside
+// kernels, 5.85 ms in gaps) of a 29.5 ms span.
 //
 // --fuzz-seeds DIR writes the small seed exports of fuzz/nsys/corpus (512-byte
 // pages so each is a few KiB): every table the importer reads; a 2022-style
@@ -137,14 +146,83 @@ bool WriteSeeds(const std::string& dir) {
   return true;
 }
 
+// WriteUvm: the --uvm export (see the file comment); false on any error.
+bool WriteUvm(const std::string& path) {
+  std::string sql = R"SQL(
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'void saxpy_managed(float*, float const*, int)'), (2, 'saxpy_managed'),
+  (3, 'cudaLaunchKernel_v7000');
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1');
+CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INT, utcTime TEXT, localTime TEXT);
+INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '');
+CREATE TABLE TARGET_INFO_GPU (vmId INT, id INT, name TEXT, busLocation TEXT, totalMemory INT,
+  smCount INT, uuid TEXT, cuDevice INT, threadsPerWarp INT, maxWarpsPerSm INT,
+  computeMajor INT, computeMinor INT);
+INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA RTX A5000', '0000:3b:00.0', 25283526656,
+  64, 'GPU-uvm', 0, 32, 48, 8, 6);
+CREATE TABLE PROCESSES (globalPid INT, pid INT, name TEXT);
+INSERT INTO PROCESSES VALUES (72057594037927936 + 1000 * 16777216, 1000, 'python');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT NOT NULL, end INT NOT NULL, deviceId INT,
+  contextId INT, streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT,
+  gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT, registersPerThread INT,
+  staticSharedMemory INT, dynamicSharedMemory INT, graphId INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, eventClass INT, globalTid INT,
+  correlationId INT, nameId INT, returnValue INT, callchainId INT);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,
+  copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER,
+  srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER,
+  migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER);
+)SQL";
+  const long long gpid = 72057594037927936LL + 1000LL * 16777216LL;
+  char b[512];
+  // The explicit copy: 4 MiB pageable -> device before everything.
+  std::snprintf(b, sizeof b,
+                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (999000000, 999400000, 0, 1, NULL, 7, 1, "
+                "%lld, 4194304, 1, NULL, 0, 2, NULL, NULL, NULL, NULL, NULL, NULL, NULL);\n",
+                gpid);
+  sql += b;
+  for (int i = 0; i < 20; ++i) {
+    const long long ks = 1000000000LL + i * 1500000LL, ke = ks + 1000000LL;
+    std::snprintf(b, sizeof b,
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%lld, %lld, 0, 1, 7, %d, %lld, 1, 2, "
+                  "256, 1, 1, 256, 1, 1, 32, 0, 0, NULL);\n"
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (%lld, %lld, 0, %lld, %d, 3, 0, NULL);\n",
+                  ks, ke, 100 + i, gpid, ks - 20000, ks - 10000, gpid + 1000, 100 + i);
+    sql += b;
+    auto mig = [&](long long s, long long e, long long bytes, int kind, int cause) {
+      std::snprintf(b, sizeof b,
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (%lld, %lld, 0, 1, NULL, 0, NULL, %lld, "
+                    "%lld, %d, NULL, NULL, NULL, NULL, NULL, NULL, NULL, %d, NULL, %lld);\n",
+                    s, e, gpid, bytes, kind, cause, 0x7f0000000000LL + s);
+      sql += b;
+    };
+    mig(ks - 400000, ks - 100000, 2 << 20, 11, 2);
+    mig(ks + 100000, ks + 300000, 1 << 20, 11, 2);
+    if (i % 5 == 4) mig(ke + 50000, ke + 100000, 64 << 10, 12, 4);
+  }
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+            Exec(db, "PRAGMA page_size=1024; PRAGMA journal_mode=OFF;") && Exec(db, sql.c_str()) &&
+            Exec(db, "VACUUM;");
+  sqlite3_close(db);
+  if (ok) std::printf("wrote %s\n", path.c_str());
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--fuzz-seeds") return WriteSeeds(argv[2]) ? 0 : 1;
+  if (argc == 3 && std::string(argv[1]) == "--uvm") return WriteUvm(argv[2]) ? 0 : 1;
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: make_big_nsys OUT.sqlite [KERNELS] [--no-runtime]\n"
-                 "       make_big_nsys --fuzz-seeds DIR\n");
+                 "       make_big_nsys --fuzz-seeds DIR\n"
+                 "       make_big_nsys --uvm OUT.sqlite\n");
     return 2;
   }
   const std::string out = argv[1];

@@ -32,7 +32,12 @@ std::vector<Finding> DetectContention(const DetectorInput& in) {
     if (IsValid(p.used_memory_bytes[i]))
       o.mem = IsValid(o.mem) ? std::max(o.mem, p.used_memory_bytes[i]) : p.used_memory_bytes[i];
   }
+  // A log with no events of its own (nvidia-smi table, pmon, -q) cannot tell
+  // the job's process from the others: one process per GPU is the job, and
+  // sharing needs two or more.
+  const bool log_only = t.processes.empty() && t.event_count() == 0;
   for (const auto& [dev, others] : by_dev) {
+    if (log_only && others.size() < 2) continue;
     Finding f;
     f.id = "contention.other_processes";
     f.category = Category::kContention;
@@ -56,8 +61,10 @@ std::vector<Finding> DetectContention(const DetectorInput& in) {
     double mem_ratio = d != nullptr && IsValid(d->total_memory_bytes) && d->total_memory_bytes > 0
                            ? static_cast<double>(mem) / static_cast<double>(d->total_memory_bytes)
                            : kMissingF64;
-    f.summary = std::to_string(others.size()) + " other process(es) used GPU " + std::to_string(dev) +
-                " during the trace, holding " + std::to_string(mem / (1 << 20)) + " MiB" +
+    f.summary = std::to_string(others.size()) +
+                (log_only ? " processes shared GPU " + std::to_string(dev) + " during the log"
+                          : " other process(es) used GPU " + std::to_string(dev) + " during the trace") +
+                ", holding " + std::to_string(mem / (1 << 20)) + " MiB" +
                 (mps ? " (MPS server present)." : ".");
     AddMetric(f, "other_processes", static_cast<double>(others.size()), "count", "other processes");
     AddMetric(f, "other_memory_bytes", static_cast<double>(mem), "bytes", "memory held by others");

@@ -117,6 +117,17 @@ SampledDeviceStats ComputeSampledStats(const model::Trace& t, int32_t dev) {
   if (const auto* s = Find(t, model::CounterKind::kTensorActive, dev))
     st.tensor_active_ratio = TimeWeightedMean(*s);
   if (const auto* s = Find(t, model::CounterKind::kMemUtil, dev)) st.mem_util_ratio = TimeWeightedMean(*s);
+  if (util != nullptr)
+    for (double v : util->value)
+      if (IsValid(v)) st.max_util_ratio = IsValid(st.max_util_ratio) ? std::max(st.max_util_ratio, v) : v;
+  if (const auto* m = Find(t, model::CounterKind::kMemUsedBytes, dev)) {
+    st.mem_used_mean_bytes = TimeWeightedMean(*m);
+    for (double v : m->value)
+      if (IsValid(v)) st.mem_used_max_bytes = IsValid(st.mem_used_max_bytes) ? std::max(st.mem_used_max_bytes, v) : v;
+  }
+  for (size_t i = 0; i < t.gpu_processes.size(); ++i)
+    st.process_count += t.gpu_processes.device_id[i] == dev ? 1 : 0;
+  if (const model::Device* d = t.FindDevice(dev)) st.name = std::string(t.Str(d->name));
 
   // Power against its limit, over the samples taken while the GPU was busy.
   const model::CounterSeries* power = Find(t, model::CounterKind::kPowerMw, dev);
@@ -157,10 +168,186 @@ SampledDeviceStats ComputeSampledStats(const model::Trace& t, int32_t dev) {
   return st;
 }
 
+bool IsUnusedGpu(const SampledDeviceStats& st) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  return IsValid(st.gpu_util_ratio) && st.gpu_util_ratio < 0.02 && st.max_util_ratio < 0.10 &&
+         st.process_count == 0 && (!IsValid(st.mem_used_max_bytes) || st.mem_used_max_bytes < kGiB);
+}
+
+std::string GpuLabel(const SampledDeviceStats& st) {
+  std::string s = "GPU " + std::to_string(st.device_id);
+  return st.name.empty() ? s : s + " (" + st.name + ")";
+}
+
+namespace {
+
+std::string Gib(double bytes) {
+  char b[32];
+  if (bytes < 1024.0 * 1024.0 * 1024.0)
+    std::snprintf(b, sizeof b, "%.0f MiB", bytes / (1024.0 * 1024.0));
+  else
+    std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+// NodeFindings: idle.unused_gpu and imbalance.node_gpus over `all` (>= 2 GPUs).
+void NodeFindings(const DetectorInput& in, const std::vector<SampledDeviceStats>& all,
+                  std::vector<Finding>& out) {
+  std::vector<const SampledDeviceStats*> unused, working;
+  const SampledDeviceStats* busiest = nullptr;
+  int64_t span = kMissingI64;
+  for (const SampledDeviceStats& st : all) {
+    if (IsValid(st.span_ns)) span = IsValid(span) ? std::max(span, st.span_ns) : st.span_ns;
+    if (!IsValid(st.gpu_util_ratio)) continue;
+    if (IsUnusedGpu(st)) unused.push_back(&st);
+    else working.push_back(&st);
+    if (busiest == nullptr || st.gpu_util_ratio > busiest->gpu_util_ratio) busiest = &st;
+  }
+  const double n = static_cast<double>(all.size());
+  auto base = [&](std::string id, Category c, std::string title, int32_t dev, double lost) {
+    Finding f;
+    f.id = std::move(id);
+    f.category = c;
+    f.rank = in.rank;
+    f.device_id = dev;
+    f.title = std::move(title);
+    f.per_step_basis = false;
+    f.lost_step_ratio = lost;
+    if (IsValid(span)) f.lost_per_step_ns = std::llround(lost * static_cast<double>(span));
+    f.severity = SeverityFromLoss(lost);
+    return f;
+  };
+
+  if (!unused.empty() && busiest != nullptr && busiest->gpu_util_ratio >= 0.10) {
+    std::string names;
+    for (const SampledDeviceStats* u : unused) names += (names.empty() ? "" : ", ") + GpuLabel(*u);
+    const double share = static_cast<double>(unused.size()) / n;
+    Finding f = base("idle.unused_gpu", Category::kIdle, "A GPU of the node is never used",
+                     unused.front()->device_id, share);
+    const SampledDeviceStats& u0 = *unused.front();
+    f.summary = names + (unused.size() > 1 ? " stayed" : " stayed") +
+                " idle for the whole log (GPU-Util " + FormatPct(u0.gpu_util_ratio) +
+                ", no process" +
+                (IsValid(u0.mem_used_max_bytes) ? ", " + Gib(u0.mem_used_max_bytes) + " used" : std::string()) +
+                ") while " + GpuLabel(*busiest) + " worked (GPU-Util " +
+                FormatPct(busiest->gpu_util_ratio) + "): " + std::to_string(unused.size()) + " of " +
+                std::to_string(all.size()) + " GPUs unused.";
+    AddMetric(f, "unused_gpus", static_cast<double>(unused.size()), "count", "GPUs idle for the whole log");
+    AddMetric(f, "node_gpus", n, "count", "GPUs in the log");
+    AddMetric(f, "unused_ratio", share, "ratio", "share of the node's GPUs unused");
+    AddMetric(f, "busiest_gpu_util_ratio", busiest->gpu_util_ratio, "ratio", "mean GPU-Util of the busiest GPU");
+    for (const SampledDeviceStats* u : unused) {
+      Example ex;
+      ex.what = GpuLabel(*u);
+      ex.device_id = u->device_id;
+      ex.rank = in.rank;
+      ex.detail = "GPU-Util " + FormatPct(u->gpu_util_ratio) + ", max " + FormatPct(u->max_util_ratio);
+      if (f.examples.size() < 8) f.examples.push_back(std::move(ex));
+    }
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "The job asked for " + std::to_string(all.size()) + " GPUs and uses " +
+             std::to_string(all.size() - unused.size()) +
+             ": request only the GPUs it uses, or make it use them all."});
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "A plain model.to('cuda') runs on cuda:0 only: for data parallelism launch one process "
+         "per GPU (torchrun --nproc_per_node=N) with DistributedDataParallel and "
+         "torch.cuda.set_device(local_rank)."});
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "Check CUDA_VISIBLE_DEVICES and the device each process picks: processes that all open "
+         "cuda:0 leave the other GPUs idle."});
+    f.caveats.push_back(
+        "A GPU may be idle on purpose (reserved for another job or for evaluation); the log cannot "
+        "tell.");
+    out.push_back(std::move(f));
+  }
+
+  if (working.size() >= 2) {
+    const SampledDeviceStats* lo = working.front();
+    const SampledDeviceStats* hi = working.front();
+    const SampledDeviceStats* mem_lo = nullptr;
+    const SampledDeviceStats* mem_hi = nullptr;
+    for (const SampledDeviceStats* w : working) {
+      if (w->gpu_util_ratio < lo->gpu_util_ratio) lo = w;
+      if (w->gpu_util_ratio > hi->gpu_util_ratio) hi = w;
+      if (!IsValid(w->mem_used_mean_bytes)) continue;
+      if (mem_lo == nullptr || w->mem_used_mean_bytes < mem_lo->mem_used_mean_bytes) mem_lo = w;
+      if (mem_hi == nullptr || w->mem_used_mean_bytes > mem_hi->mem_used_mean_bytes) mem_hi = w;
+    }
+    const double spread = hi->gpu_util_ratio - lo->gpu_util_ratio;
+    const bool mem_uneven = mem_lo != nullptr && mem_hi != mem_lo &&
+                            mem_hi->mem_used_mean_bytes >= 2.0 * 1024 * 1024 * 1024 &&
+                            mem_hi->mem_used_mean_bytes >= 2.0 * std::max(mem_lo->mem_used_mean_bytes, 1.0);
+    if (spread >= 0.20 || mem_uneven) {
+      double lost = 0;
+      for (const SampledDeviceStats* w : working) lost += hi->gpu_util_ratio - w->gpu_util_ratio;
+      lost /= n;
+      Finding f = base("imbalance.node_gpus", Category::kImbalance, "Uneven load across the node's GPUs",
+                       lo->device_id, lost);
+      std::string list;
+      for (const SampledDeviceStats* w : working) {
+        if (!list.empty()) list += ", ";
+        list += "GPU " + std::to_string(w->device_id) + " " + FormatPct(w->gpu_util_ratio);
+      }
+      f.summary = "GPU-Util differs across the node's GPUs: " + list + " (spread " +
+                  std::to_string(std::lround(spread * 100)) + " points)";
+      if (mem_uneven)
+        f.summary += "; memory used " + Gib(mem_hi->mem_used_mean_bytes) + " on GPU " +
+                     std::to_string(mem_hi->device_id) + " vs " + Gib(mem_lo->mem_used_mean_bytes) +
+                     " on GPU " + std::to_string(mem_lo->device_id);
+      f.summary += ".";
+      AddMetric(f, "util_spread_ratio", spread, "ratio", "busiest minus least busy GPU-Util");
+      AddMetric(f, "max_gpu_util_ratio", hi->gpu_util_ratio, "ratio", "busiest GPU's mean GPU-Util");
+      AddMetric(f, "min_gpu_util_ratio", lo->gpu_util_ratio, "ratio", "least busy GPU's mean GPU-Util");
+      if (mem_uneven) {
+        AddMetric(f, "max_mem_used_bytes", mem_hi->mem_used_mean_bytes, "bytes", "fullest GPU, mean used");
+        AddMetric(f, "min_mem_used_bytes", mem_lo->mem_used_mean_bytes, "bytes", "emptiest GPU, mean used");
+      }
+      AddMetric(f, "working_gpus", static_cast<double>(working.size()), "count", "GPUs with work");
+      Example ex;
+      ex.what = GpuLabel(*lo);
+      ex.device_id = lo->device_id;
+      ex.rank = in.rank;
+      ex.detail = "GPU-Util " + FormatPct(lo->gpu_util_ratio) + " vs " + FormatPct(hi->gpu_util_ratio) +
+                  " on GPU " + std::to_string(hi->device_id);
+      f.examples.push_back(std::move(ex));
+      f.recommendations.push_back(
+          {FixKind::kLoadBalance,
+           "In one data-parallel job every GPU waits for the slowest at each all-reduce: give each "
+           "rank the same work (DistributedSampler, equal batch per rank) and keep logging, "
+           "evaluation and checkpointing off the critical path of rank 0."});
+      f.recommendations.push_back(
+          {FixKind::kLoadBalance,
+           "Model / pipeline parallelism: rebalance the layers or stages so each GPU holds a similar "
+           "share of the compute and memory."});
+      f.recommendations.push_back(
+          {FixKind::kHostSpeed,
+           "If these are separate jobs, the low GPU is starved by its own input pipeline or host: "
+           "profile that job (torch.profiler, then gpuwhy analyze)."});
+      f.caveats.push_back(
+          "Sampled GPU-Util says how often a kernel ran, not how much work it did; a GPU can read "
+          "busy while waiting in a collective.");
+      out.push_back(std::move(f));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
   std::vector<Finding> out;
-  for (int32_t dev : CounterOnlyDevices(in.trace, in.timeline)) {
-    const SampledDeviceStats st = ComputeSampledStats(in.trace, dev);
+  std::vector<SampledDeviceStats> all;
+  for (int32_t dev : CounterOnlyDevices(in.trace, in.timeline))
+    all.push_back(ComputeSampledStats(in.trace, dev));
+  bool any_working = false;
+  for (const SampledDeviceStats& st : all)
+    any_working = any_working || (IsValid(st.gpu_util_ratio) && st.gpu_util_ratio >= 0.10);
+  for (const SampledDeviceStats& st : all) {
+    const int32_t dev = st.device_id;
+    // An unused GPU beside a working one is reported once, as idle.unused_gpu.
+    const bool unused = all.size() >= 2 && any_working && IsUnusedGpu(st);
     auto base = [&](std::string id, Category c, std::string title) {
       Finding f;
       f.id = std::move(id);
@@ -179,7 +366,7 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
     const std::string at = " (" + st.util_source + ", " + SamplingPhrase(st.period_ns) + ")";
 
     // Idle from GPU-Util.
-    if (IsValid(st.gpu_util_ratio) && 1.0 - st.gpu_util_ratio >= 0.10) {
+    if (!unused && IsValid(st.gpu_util_ratio) && 1.0 - st.gpu_util_ratio >= 0.10) {
       const double idle = 1.0 - st.gpu_util_ratio;
       Finding f = base("idle.sampled", Category::kIdle, "GPU idle between kernels (sampled GPU-Util)");
       loss(f, idle);
@@ -306,6 +493,7 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
       out.push_back(std::move(f));
     }
   }
+  if (all.size() >= 2) NodeFindings(in, all, out);
   return out;
 }
 

@@ -17,6 +17,14 @@
 //     limit (no time-lost estimate; evidence only).
 //   - "kernel_efficiency.throttling": clock-event reasons other than idle and
 //     application clocks in >= 5% of the busy samples.
+// And, across the devices of one log (a node), when it holds >= 2 GPUs:
+//   - "idle.unused_gpu": a GPU idle for the whole log (IsUnusedGpu) while
+//     another worked (mean GPU-Util >= 10%); names the GPUs. Time lost: the
+//     unused GPUs' share of the node. Such a GPU gets no "idle.sampled".
+//   - "imbalance.node_gpus": the working GPUs' mean GPU-Util spans >= 20
+//     points, or their mean memory used differs 2x or more (>= 2 GiB on the
+//     fuller one). Time lost: sum over working GPUs of (busiest − its
+//     GPU-Util), over all GPUs of the node.
 // Pure; linear in samples.
 #pragma once
 
@@ -49,7 +57,19 @@ struct SampledDeviceStats {
   double reason_idle_ratio = kMissingF64;  // share of reason samples with the GPU-idle bit
   double throttle_ratio = kMissingF64;     // share with throttle bits (not idle/app clocks)
   std::string util_source;                 // e.g. "nvidia-smi"
+  double max_util_ratio = kMissingF64;     // highest GPU-Util sample
+  double mem_used_mean_bytes = kMissingF64;
+  double mem_used_max_bytes = kMissingF64;
+  int64_t process_count = 0;               // gpu_processes rows on this device
+  std::string name;                        // device name, when known
 };
+
+// IsUnusedGpu: `st` stayed idle for the whole log: mean GPU-Util < 2%, no
+// sample >= 10%, no process on it and (when known) under 1 GiB of memory used.
+bool IsUnusedGpu(const SampledDeviceStats& st);
+
+// GpuLabel: "GPU 1 (NVIDIA H100 80GB HBM3)", or "GPU 1" without a name.
+std::string GpuLabel(const SampledDeviceStats& st);
 
 // SampledShape: what the GPU-Util samples look like (from the under-10% and
 // over-90% shares): kBursts (>= 15% under 10% and >= 15% over 90%), else

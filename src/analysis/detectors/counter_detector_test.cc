@@ -181,3 +181,82 @@ TEST(CounterDiagnosis, NoUtilSaysSo) {
 
 }  // namespace
 }  // namespace gpuwhy::analysis::detectors
+
+namespace gpuwhy::analysis::detectors {
+namespace {
+
+// AddDeviceSeries: `n` samples every second of `f(i)` for `kind` on `dev`.
+void AddDeviceSeries(model::Trace& t, int32_t dev, model::CounterKind kind, int n,
+                     const std::function<double(int)>& f) {
+  model::CounterSeries s;
+  s.kind = kind;
+  s.unit = model::CanonicalUnit(kind);
+  s.device_id = dev;
+  s.source = t.strings.Intern("nvidia-smi");
+  s.period_ns = kPeriod;
+  for (int i = 0; i < n; ++i) {
+    s.ts_ns.push_back(kT0 + i * kPeriod);
+    s.value.push_back(f(i));
+  }
+  t.counters.push_back(std::move(s));
+  t.GetOrAddDevice(dev);
+}
+
+TEST(NodeVerdicts, UnusedGpuBesideAWorkingOne) {
+  model::Trace t;
+  AddDeviceSeries(t, 0, model::CounterKind::kGpuUtil, 100, [](int i) { return i % 10 == 0 ? 0.5 : 0.95; });
+  AddDeviceSeries(t, 1, model::CounterKind::kGpuUtil, 100, [](int) { return 0.0; });
+  AddDeviceSeries(t, 1, model::CounterKind::kMemUsedBytes, 100, [](int) { return 4.0 * 1024 * 1024; });
+  std::vector<Finding> f = Detect(t);
+  const Finding* u = FindId(f, "idle.unused_gpu");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->device_id, 1);
+  EXPECT_DOUBLE_EQ(u->lost_step_ratio, 0.5);
+  EXPECT_NE(u->summary.find("GPU 1"), std::string::npos) << u->summary;
+  // The unused GPU is reported once, not also as idle.sampled.
+  for (const Finding& x : f) {
+    if (x.id == "idle.sampled") {
+      EXPECT_NE(x.device_id, 1);
+    }
+  }
+  Diagnosis dx = Diagnose({&t}, {});
+  EXPECT_EQ(dx.findings.front().id, "idle.unused_gpu");
+  EXPECT_EQ(dx.scenario, Scenario::kMulti);
+  // The headline covers the node and shows the unused GPU's own class.
+  EXPECT_NE(dx.top_line.find("2 GPUs"), std::string::npos) << dx.top_line;
+  EXPECT_EQ(dx.top_line.rfind("[IDLE]", 0), 0u) << dx.top_line;
+}
+
+TEST(NodeVerdicts, AllIdleIsNotUnusedAndAProcessMeansUsed) {
+  model::Trace t;
+  AddDeviceSeries(t, 0, model::CounterKind::kGpuUtil, 50, [](int) { return 0.0; });
+  AddDeviceSeries(t, 1, model::CounterKind::kGpuUtil, 50, [](int) { return 0.0; });
+  EXPECT_EQ(FindId(Detect(t), "idle.unused_gpu"), nullptr);
+  model::Trace p;
+  AddDeviceSeries(p, 0, model::CounterKind::kGpuUtil, 50, [](int) { return 0.9; });
+  AddDeviceSeries(p, 1, model::CounterKind::kGpuUtil, 50, [](int) { return 0.0; });
+  model::GpuProcessRow r;
+  r.device_id = 1;
+  r.pid = 7;
+  p.gpu_processes.Append(r);
+  EXPECT_EQ(FindId(Detect(p), "idle.unused_gpu"), nullptr);
+}
+
+TEST(NodeVerdicts, ImbalanceAcrossWorkingGpus) {
+  model::Trace t;
+  const double u[4] = {0.93, 0.90, 0.35, 0.92};
+  for (int d = 0; d < 4; ++d)
+    AddDeviceSeries(t, d, model::CounterKind::kGpuUtil, 60, [&, d](int) { return u[d]; });
+  std::vector<Finding> f = Detect(t);
+  const Finding* im = FindId(f, "imbalance.node_gpus");
+  ASSERT_NE(im, nullptr);
+  EXPECT_EQ(im->device_id, 2);
+  // (0 + 0.03 + 0.58 + 0.01) / 4
+  EXPECT_NEAR(im->lost_step_ratio, 0.155, 1e-9);
+  Diagnosis dx = Diagnose({&t}, {});
+  EXPECT_EQ(dx.scenario, Scenario::kMulti);
+  EXPECT_NE(dx.top_line.find("4 GPUs"), std::string::npos) << dx.top_line;
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis::detectors

@@ -10,14 +10,16 @@
 #include "analysis/detectors/kernel_efficiency_detector.h"
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/sync_detector.h"
+#include "analysis/detectors/uvm_detector.h"
 
 namespace gpuwhy::analysis::detectors {
 
 namespace {
 
-constexpr std::array<DetectorEntry, 10> kDetectors = {{
+constexpr std::array<DetectorEntry, 11> kDetectors = {{
     {"sync", "host-blocking syncs and the GPU idle after them", &DetectSyncs},
     {"data_loading", "DataLoader stalls and host-to-device copies", &DetectDataLoading},
+    {"uvm", "Unified Memory page migrations beside and between kernels", &DetectUvmMigrations},
     {"launch_bound", "tiny kernels, launch overhead, queue-empty gaps", &DetectFragmentation},
     {"host_bound", "GPU idle while the host runs work that launches nothing", &DetectHostBusy},
     {"one_off_gap", "one or two gaps holding most of the idle, not per step", &DetectOneOffGaps},

@@ -68,6 +68,7 @@ std::string_view BottleneckOf(const Finding& f) {
   switch (f.category) {
     case Category::kSync: return "host: synchronization";
     case Category::kDataLoading:
+      if (f.id == "data_loading.uvm_migrations") return "memory: Unified Memory page migrations";
       return f.id == "data_loading.h2d_copies" ? "host: host-to-device copies" : "host: data loading";
     case Category::kLaunchBound: return "host: kernel launches (fragmented work)";
     case Category::kKernelEfficiency:
@@ -78,11 +79,14 @@ std::string_view BottleneckOf(const Finding& f) {
     case Category::kRecompilation: return "host: recompilation";
     case Category::kContention: return "contention: other processes";
     case Category::kCommunication: return "communication";
-    case Category::kImbalance: return "load imbalance across ranks";
+    case Category::kImbalance:
+      if (f.id == "imbalance.node_gpus") return "load imbalance across the node's GPUs";
+      return "load imbalance across ranks";
     case Category::kHostBound: return "host: CPU work that launches nothing";
     case Category::kIdle:
       if (f.id == "idle.sampled") return "idle (cause not visible in sampled counters)";
       if (f.id == "idle.one_off_gap") return "idle: one-off gap (not per step)";
+      if (f.id == "idle.unused_gpu") return "idle: GPUs of the node never used";
       break;
   }
   return "idle";
@@ -130,6 +134,8 @@ std::string CausePhrase(const Finding& f) {
            (what.empty() ? std::string() : " (worst gap: " + what + ")") + " for " +
            FormatPct(f.lost_step_ratio) + " of " + step;
   }
+  if (f.id == "data_loading.uvm_migrations")
+    return "Unified Memory page migrations take " + FormatPct(f.lost_step_ratio) + " of " + step;
   if (f.id == "communication.exposed")
     return "exposed communication takes " + FormatPct(f.lost_step_ratio) + " of the step";
   return f.title;
@@ -154,6 +160,71 @@ std::string BusyPhrase(const DeviceTimeline& d, double idle_ratio, const std::st
   if (copies_only >= 0.10)
     out += " (kernels " + FormatPct(kernels) + ", copies alone " + FormatPct(copies_only) + ")";
   return out;
+}
+
+// NodeTopLine: the counter-only top line of a log with >= 2 GPUs: the node's
+// GPU-Util, then the cause: a node finding (unused GPU, then imbalance) when
+// there is one, else the top finding; the curve class shown is that of the
+// GPU the cause is about, so one GPU's class never heads another GPU's
+// finding.
+void NodeTopLine(const model::Trace& trace, const std::vector<SampledDeviceStats>& node,
+                 const Finding* top, bool top_matters, Diagnosis& dx) {
+  for (std::string_view id : {"idle.unused_gpu", "imbalance.node_gpus"}) {
+    auto it = std::find_if(dx.findings.begin(), dx.findings.end(),
+                           [&](const Finding& f) { return f.id == id; });
+    if (it != dx.findings.end() && IsValid(it->lost_step_ratio) && it->lost_step_ratio >= 0.05) {
+      top = &*it;
+      top_matters = true;
+      dx.bottleneck = std::string(BottleneckOf(*top));
+      break;
+    }
+  }
+  double sum = 0;
+  int n = 0;
+  const SampledDeviceStats* busiest = nullptr;
+  std::string list;
+  for (const SampledDeviceStats& st : node) {
+    if (!IsValid(st.gpu_util_ratio)) continue;
+    sum += st.gpu_util_ratio;
+    ++n;
+    if (busiest == nullptr || st.gpu_util_ratio > busiest->gpu_util_ratio) busiest = &st;
+    if (n <= 8) list += (list.empty() ? "" : ", ") + ("GPU " + std::to_string(st.device_id) + " " +
+                                                      FormatPct(st.gpu_util_ratio));
+  }
+  if (n == 0 || busiest == nullptr) return;
+  if (n > 8) list += ", ...";
+  const double mean = sum / n;
+  dx.idle_step_ratio = 1.0 - mean;
+  const SampledDeviceStats* about = busiest;
+  if (top_matters && IsValid(top->device_id))
+    for (const SampledDeviceStats& st : node)
+      if (st.device_id == top->device_id) about = &st;
+  std::string line = std::to_string(node.size()) + " GPUs, GPU-Util " + FormatPct(mean) +
+                     " on average (" + list + "; " + busiest->util_source + ", " +
+                     SamplingPhrase(busiest->period_ns) + ")";
+  if (!top_matters) {
+    line += "; no cause visible in the counters costs more than 5% of the span.";
+  } else if (top->id == "idle.sampled") {
+    line += "; GPU " + std::to_string(about->device_id) + " idle " + FormatPct(top->lost_step_ratio) +
+            " of the span, " + FormatPct(about->under_10_ratio) + " of samples under 10%, " +
+            FormatPct(about->over_90_ratio) + " over 90%: " + std::string(ShapePhrase(ShapeOf(*about))) +
+            "; a profiler trace would name the cause.";
+  } else if (top->id == "imbalance.node_gpus") {
+    // The finding lists every GPU itself.
+    line = std::to_string(node.size()) + " GPUs, GPU-Util " + FormatPct(mean) + " on average (" +
+           busiest->util_source + ", " + SamplingPhrase(busiest->period_ns) + "); " + top->summary;
+  } else if (top->id == "idle.unused_gpu") {
+    line += "; " + top->summary;
+  } else {
+    line += "; GPU " + std::to_string(about->device_id) + ": " + top->summary;
+  }
+  dx.top_line = line;
+  UtilizationResult u = AnalyzeUtilization(trace);
+  for (const DeviceUtilization& du : u.devices)
+    if (du.device_id == about->device_id) {
+      dx.curve_shape = ToString(du.verdict.curve_class);
+      dx.curve_reason = "GPU " + std::to_string(du.device_id) + ": " + du.verdict.reason;
+    }
 }
 
 }  // namespace
@@ -242,6 +313,11 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     dx.scenario_reason = event_traces > 1 ? std::to_string(event_traces) + " ranks analyzed together"
                          : any_world ? "the trace is one rank of a distributed job"
                                      : "communication kernels present";
+  } else if (std::any_of(dx.findings.begin(), dx.findings.end(), [](const Finding& f) {
+               return f.id == "idle.unused_gpu" || f.id == "imbalance.node_gpus";
+             })) {
+    dx.scenario = Scenario::kMulti;
+    dx.scenario_reason = "several GPUs in one log, used unevenly";
   } else if (any_contention) {
     dx.scenario = Scenario::kShared;
     dx.scenario_reason = "other processes use the GPU";
@@ -277,9 +353,11 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   // Counters only (nvidia-smi/DCGM logs, recordings): headline from the
   // sampled GPU-Util of the busiest counter device.
   std::optional<SampledDeviceStats> sampled;
+  std::vector<SampledDeviceStats> node;  // every counter-only device
   if (pd == nullptr && !traces.empty()) {
     for (int32_t dev : CounterOnlyDevices(*traces[0], timelines[0])) {
       SampledDeviceStats st = ComputeSampledStats(*traces[0], dev);
+      node.push_back(st);
       if (!sampled || (IsValid(st.gpu_util_ratio) &&
                        (!IsValid(sampled->gpu_util_ratio) || st.util_samples > sampled->util_samples)))
         sampled = st;
@@ -387,6 +465,15 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       }
     }
   }
+  // Unified Memory migrations are not a wait for the host: say where they sit.
+  if (pd != nullptr && top_matters && top->id == "data_loading.uvm_migrations")
+    dx.top_line = "Unified Memory page migrations take " + FormatPct(top->lost_step_ratio) + " of " +
+                  each + ": " + FormatPct(MetricOf(*top, "uvm_beside_kernels_ratio")) +
+                  " of that while kernels run (they wait on page faults), " +
+                  FormatPct(MetricOf(*top, "uvm_in_gaps_ratio")) + " in the gaps between kernels.";
+  // Counters only, several GPUs: the WHY line covers the node.
+  if (pd == nullptr && sampled && node.size() >= 2)
+    NodeTopLine(*traces[0], node, top, top_matters, dx);
   dx.top_line = "[" + dx.curve_shape + "] " + dx.top_line;
   if (!dx.curve_note.empty()) {
     // Say both windows: the class is for the steps; the kernels alone differ.

@@ -63,6 +63,9 @@ std::string_view CopyLabel(CopyKind k) {
     case CopyKind::kDtoD: return "Device-to-Device";
     case CopyKind::kHtoH: return "Host-to-Host";
     case CopyKind::kPtoP: return "Peer-to-Peer";
+    case CopyKind::kUvmHtoD: return "Unified Host-to-Device";
+    case CopyKind::kUvmDtoH: return "Unified Device-to-Host";
+    case CopyKind::kUvmDtoD: return "Unified Device-to-Device";
     case CopyKind::kUnknown: break;
   }
   return "Unknown";

@@ -56,7 +56,10 @@ struct DeviceAcc {
   std::vector<int64_t> kernel_dur;
   std::unordered_map<StringId, NameAcc> by_name;
   std::set<int64_t> streams;
-  std::array<TransferAcc, 11> memcpy_dir{};  // by CopyKind value
+  std::array<TransferAcc, 14> memcpy_dir{};  // by CopyKind value
+  std::vector<Interval> uvm_iv;               // Unified Memory migrations
+  std::map<uint8_t, TransferAcc> uvm_cause;
+  TransferAcc uvm_total;
   std::map<std::tuple<uint8_t, uint8_t, uint8_t>, TransferAcc> memcpy_pair;
   TransferAcc memcpy_total;
   std::map<uint8_t, TransferAcc> memset_kind;
@@ -164,6 +167,11 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     a.memcpy_pair[{dir, static_cast<uint8_t>(m.src_kind[i]), static_cast<uint8_t>(m.dst_kind[i])}]
         .Add(m.bytes[i], e - s);
     a.memcpy_total.Add(m.bytes[i], e - s);
+    if (model::IsUvmMigration(m.copy_kind[i])) {
+      a.uvm_iv.emplace_back(s, e);
+      a.uvm_cause[static_cast<uint8_t>(m.migration_cause[i])].Add(m.bytes[i], e - s);
+      a.uvm_total.Add(m.bytes[i], e - s);
+    }
     if (IsValid(m.stream_id[i])) a.streams.insert(m.stream_id[i]);
     if (IsValid(m.correlation_id[i])) corr_device.emplace(m.correlation_id[i], m.device_id[i]);
   }
@@ -286,6 +294,19 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
       d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);
       d.busy.idle_ratio = Ratio(d.busy.idle_ns, d.span_ns);
+    }
+    if (!a.uvm_iv.empty()) {
+      // |U ∩ K| = |U| + |K| − |U ∪ K|.
+      SortIntervals(a.uvm_iv);
+      std::vector<Interval> both = a.uvm_iv;
+      both.insert(both.end(), a.kernel_iv.begin(), a.kernel_iv.end());
+      SortIntervals(both);
+      d.uvm.total = a.uvm_total.Finish();
+      d.uvm.union_ns = UnionLength(a.uvm_iv);
+      d.uvm.beside_kernels_ns = d.uvm.union_ns + UnionLength(a.kernel_iv) - UnionLength(both);
+      d.uvm.in_gaps_ns = d.uvm.union_ns - d.uvm.beside_kernels_ns;
+      for (const auto& [cause, acc] : a.uvm_cause)
+        d.uvm.by_cause.push_back({static_cast<model::MigrationCause>(cause), acc.Finish()});
     }
 
     // Steps.

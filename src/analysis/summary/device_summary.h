@@ -120,6 +120,23 @@ struct MemcpyGroup {
   TransferStats stats;
 };
 
+// UvmCauseGroup: Unified Memory page migrations with one migration cause.
+struct UvmCauseGroup {
+  model::MigrationCause cause = model::MigrationCause::kUnknown;
+  TransferStats stats;
+};
+
+// UvmSummary: Unified Memory page migrations (CopyKind::kUvm*) of a device,
+// placed against its kernels: the part of their union while a kernel runs
+// (kernels wait on the faults) and the rest (the GPU runs no kernel).
+struct UvmSummary {
+  TransferStats total;
+  int64_t union_ns = 0;
+  int64_t beside_kernels_ns = 0;
+  int64_t in_gaps_ns = 0;
+  std::vector<UvmCauseGroup> by_cause;  // ordered by MigrationCause value
+};
+
 // MemsetGroup: memsets into one memory kind.
 struct MemsetGroup {
   model::MemoryKind dst_kind = model::MemoryKind::kUnknown;
@@ -196,6 +213,7 @@ struct DeviceSummary {
   std::vector<MemcpyGroup> memcpy_by_direction;  // ordered by CopyKind value
   std::vector<MemcpyGroup> memcpy_by_kind_pair;  // ordered by (copy, src, dst)
   TransferStats memcpy_total;
+  UvmSummary uvm;                                // empty (total.count 0) without migrations
   std::vector<MemsetGroup> memset_by_kind;       // ordered by MemoryKind value
   TransferStats memset_total;
   // Host sync-type API calls attributed to this device (see SummarizeDevices),

@@ -28,6 +28,7 @@ using model::CounterKind;
 using model::CounterUnit;
 using model::ImportStat;
 using model::MemoryKind;
+using model::MigrationCause;
 using model::RangeKind;
 using model::SyncKind;
 
@@ -44,14 +45,17 @@ int32_t PidOf(int64_t global) {
 }
 int64_t TidOf(int64_t global) { return IsValid(global) ? (global & 0xFFFFFF) : kMissingI64; }
 
-// CUPTI copy kinds 0..10 are the model's values; nsys's unified-memory kinds
-// 11..13 fold into their plain direction.
+// nsys copy kinds 0..13 (CUPTI's 0..10, then Unified HtoD/DtoH/DtoD) are the
+// model's values.
 CopyKind CopyKindOf(int64_t v) {
-  if (v >= 0 && v <= 10) return static_cast<CopyKind>(v);
-  if (v == 11) return CopyKind::kHtoD;
-  if (v == 12) return CopyKind::kDtoH;
-  if (v == 13) return CopyKind::kDtoD;
+  if (v >= 0 && v <= 13) return static_cast<CopyKind>(v);
   return CopyKind::kUnknown;
+}
+
+// ENUM_CUDA_UNIF_MEM_MIGRATION 0..5 are the model's values.
+MigrationCause MigrationCauseOf(int64_t v) {
+  if (v >= 0 && v <= 5) return static_cast<MigrationCause>(v);
+  return MigrationCause::kUnknown;
 }
 
 // nsys ENUM_CUDA_MEM_KIND: 0 Pageable, 1 Pinned, 2 Device, 3 Array, 4 Managed,
@@ -633,7 +637,7 @@ Status Reader::Memcpys() {
   return Scan(
       kTable,
       {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "copyKind",
-       "srcKind", "dstKind", "srcDeviceId", "dstDeviceId"},
+       "srcKind", "dstKind", "srcDeviceId", "dstDeviceId", "migrationCause"},
       [&](const SqliteArgs& st) __attribute__((flatten)) {
         model::MemcpyRow r;
         if (!ReadSpan(st, t_.stats, true, &r.start_ns, &r.end_ns)) return;
@@ -646,6 +650,12 @@ Status Reader::Memcpys() {
         r.copy_kind = CopyKindOf(ck);
         r.src_kind = MemKindOf(sk);
         r.dst_kind = MemKindOf(dk);
+        // Migrations carry no memory kinds (nsys writes NULL or Unknown).
+        if (model::IsUvmMigration(r.copy_kind)) {
+          r.migration_cause = MigrationCauseOf(st.I64(12));
+          if (r.src_kind == MemoryKind::kUnknown) r.src_kind = MemoryKind::kManaged;
+          if (r.dst_kind == MemoryKind::kUnknown) r.dst_kind = MemoryKind::kManaged;
+        }
         if (r.copy_kind == CopyKind::kUnknown || r.src_kind == MemoryKind::kUnknown ||
             r.dst_kind == MemoryKind::kUnknown)
           t_.stats.Bump(ImportStat::unknown_memcpy_kind);

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
+
+#include "base/input_stream.h"
 
 namespace gpuwhy::import::smi {
 
@@ -154,6 +157,18 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
   else if (v < 1e17) *ns = static_cast<int64_t>(std::llround(v * 1e3));
   else *ns = static_cast<int64_t>(v);
   return true;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(path));
+  std::string text;
+  char buf[1 << 16];
+  while (true) {
+    ASSIGN_OR_RETURN(size_t got, in->Read(buf, sizeof buf));
+    if (got == 0) break;
+    text.append(buf, got);
+  }
+  return text;
 }
 
 double CheckedValue(model::Trace& t, double v) {

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/status.h"
 #include "model/trace.h"
 
 namespace gpuwhy::import::smi {
@@ -70,6 +71,9 @@ class SeriesBuilder {
   std::map<std::pair<int32_t, std::string>, size_t> index_;
   std::vector<Pending> series_;
 };
+
+// ReadWholeFile: the whole (gunzipped) text of `path`; logs are small (MBs).
+Result<std::string> ReadWholeFile(const std::string& path);
 
 // CheckedValue: NaN for negative / non-finite values (bumping negative_value).
 double CheckedValue(model::Trace& t, double v);

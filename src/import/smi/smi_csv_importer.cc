@@ -4,9 +4,7 @@
 
 #include <cctype>
 #include <cmath>
-#include <memory>
 
-#include "base/input_stream.h"
 #include "import/smi/smi_common.h"
 
 namespace gpuwhy::import {
@@ -209,25 +207,8 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
   return Status::Ok();
 }
 
-namespace {
-
-Result<std::string> ReadWhole(const SourceInfo& src) {
-  // Logs are small (MBs); the whole decompressed text is parsed at once.
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
-  std::string text;
-  char buf[1 << 16];
-  while (true) {
-    ASSIGN_OR_RETURN(size_t got, in->Read(buf, sizeof buf));
-    if (got == 0) break;
-    text.append(buf, got);
-  }
-  return text;
-}
-
-}  // namespace
-
 Status SmiCsvImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, ReadWhole(src));
+  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
   Status s = ReadSmiCsvText(text, trace);
   if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
   trace.info.source_path = src.path;
@@ -235,7 +216,7 @@ Status SmiCsvImporter::Read(const SourceInfo& src, model::Trace& trace) {
 }
 
 Status SmiDmonImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, ReadWhole(src));
+  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
   Status s = ReadSmiDmonText(text, trace);
   if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
   trace.info.source_path = src.path;

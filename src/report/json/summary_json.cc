@@ -216,6 +216,25 @@ void WriteDeviceSummaryJson(const JsonContext& /*ctx*/, const analysis::DeviceSu
     w.EndObject();
   }
   w.EndArray();
+  if (d.uvm.total.count > 0) {
+    w.Key("uvm");
+    w.BeginObject();
+    w.Key("total");
+    WriteTransfer(w, d.uvm.total);
+    w.FieldInt("union_ns", d.uvm.union_ns);
+    w.FieldInt("beside_kernels_ns", d.uvm.beside_kernels_ns);
+    w.FieldInt("in_gaps_ns", d.uvm.in_gaps_ns);
+    w.Key("by_cause");
+    w.BeginArray();
+    for (const analysis::UvmCauseGroup& c : d.uvm.by_cause) {
+      w.BeginObject();
+      w.Field("cause", model::ToString(c.cause));
+      WriteTransferFields(w, c.stats);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
   w.EndObject();
 
   w.Key("memset");

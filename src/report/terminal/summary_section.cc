@@ -183,6 +183,7 @@ void RenderTransfers(const TerminalContext& ctx, const analysis::DeviceSummary& 
   TextTable t({{"memcpy / memset", true}, {"count"}, {"bytes"}, {"time"}, {"bandwidth"}});
   for (const analysis::MemcpyGroup& g : d.memcpy_by_direction) {
     TransferRow(t, "Memcpy " + std::string(model::ToString(g.copy_kind)), g.stats);
+    if (model::IsUvmMigration(g.copy_kind)) continue;  // by cause below, not by memory kind
     for (const analysis::MemcpyGroup& p : d.memcpy_by_kind_pair) {
       if (p.copy_kind != g.copy_kind) continue;
       TransferRow(t,
@@ -191,9 +192,19 @@ void RenderTransfers(const TerminalContext& ctx, const analysis::DeviceSummary& 
                   p.stats);
     }
   }
+  if (d.uvm.total.count > 0) {
+    TransferRow(t, "UVM migrations, by cause", d.uvm.total);
+    for (const analysis::UvmCauseGroup& c : d.uvm.by_cause)
+      TransferRow(t, "  " + std::string(model::ToString(c.cause)), c.stats);
+  }
   for (const analysis::MemsetGroup& g : d.memset_by_kind)
     TransferRow(t, fmt::format("Memset ({})", MemoryKindLabel(g.dst_kind)), g.stats);
   t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  if (d.uvm.total.count > 0)
+    Line(out, ctx, "migrations",
+         fmt::format("UVM {}: {} beside kernels (page-fault stalls), {} in kernel gaps",
+                     FormatDuration(d.uvm.union_ns), FormatDuration(d.uvm.beside_kernels_ns),
+                     FormatDuration(d.uvm.in_gaps_ns)));
 }
 
 void RenderSync(const TerminalContext& ctx, const analysis::DeviceSummary& d, std::ostream& out) {
