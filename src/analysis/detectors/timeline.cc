@@ -494,6 +494,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
       w.step = 0;
       w.start_ns = w.host_start_ns = span.front().start_ns;
       w.end_ns = w.host_end_ns = span.back().end_ns;
+      // The profiler's own capture window, when the source states it, is
+      // what the user captured (a lone kernel in it is not "busy 100%").
+      if (IsValid(trace.info.capture_start_ns) && IsValid(trace.info.capture_end_ns) &&
+          trace.info.capture_end_ns > trace.info.capture_start_ns) {
+        w.start_ns = w.host_start_ns = std::min(w.start_ns, trace.info.capture_start_ns);
+        w.end_ns = w.host_end_ns = std::max(w.end_ns, trace.info.capture_end_ns);
+      }
       d.steps.push_back(w);
     }
     for (const StepWindow& w : d.steps) d.steps_total_ns += w.end_ns - w.start_ns;

@@ -211,16 +211,40 @@ TEST(Timeline, CudaSyncEventsAttributeIdleWithoutRuntimeCalls) {
   EXPECT_EQ(tl2.devices[0].idle_by_cause[static_cast<size_t>(IdleCause::kSync)], 320 * kUs);
 }
 
-TEST(Timeline, NoStepMarkersUseTheKernelSpan) {
+TEST(Timeline, NoStepMarkersUseTheGpuOpSpan) {
   Builder b;
   b.Kernel(0, 100 * kUs, 200 * kUs);
   b.Kernel(250 * kUs, 300 * kUs, 400 * kUs);
+  // A copy before the first kernel belongs to the span the capture shows.
+  model::MemcpyRow m;
+  m.device_id = 0; m.stream_id = 7; m.start_ns = 20 * kUs; m.end_ns = 60 * kUs;
+  m.copy_kind = model::CopyKind::kHtoD;
+  b.t.memcpys.Append(m);
   b.t.Finalize();
   Timeline tl = BuildTimeline(b.t);
   ASSERT_EQ(tl.devices.size(), 1u);
   EXPECT_FALSE(tl.devices[0].steps_from_markers);
-  EXPECT_EQ(tl.devices[0].steps_total_ns, 300 * kUs);
-  EXPECT_EQ(tl.devices[0].idle_ns, 100 * kUs);
+  EXPECT_EQ(tl.devices[0].steps_total_ns, 380 * kUs);
+  EXPECT_EQ(tl.devices[0].idle_ns, 140 * kUs);
+  // The 40 µs before the first kernel is set-up, and the only gap between
+  // kernels holds all the rest: both one-off, nothing recurs.
+  EXPECT_EQ(tl.devices[0].one_off_idle_ns, 140 * kUs);
+  int64_t recurring = 0;
+  for (int64_t v : tl.devices[0].recurring_idle_by_cause) recurring += v;
+  EXPECT_EQ(recurring, 0);
+}
+
+TEST(Diagnosis, LoneKernelInALongCaptureIsNotBusy) {
+  Builder b;
+  b.Kernel(50 * kNsPerMs, 50 * kNsPerMs + 10 * kUs, 51 * kNsPerMs);
+  b.t.info.capture_start_ns = 0;
+  b.t.info.capture_end_ns = 1000 * kNsPerMs;
+  b.t.Finalize();
+  Diagnosis d = Diagnose({&b.t}, {});
+  EXPECT_GT(d.idle_step_ratio, 0.99);
+  EXPECT_EQ(d.curve_shape, "IDLE");
+  EXPECT_EQ(d.top_line.find("busy 100%"), std::string::npos) << d.top_line;
+  EXPECT_NE(d.top_line.find("idle"), std::string::npos) << d.top_line;
 }
 
 TEST(Fragmentation, TinyKernelsAndGraphsNoted) {

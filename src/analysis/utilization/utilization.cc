@@ -526,6 +526,14 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         du.active_window_start_ns = active.start_ns;
         du.active_window_end_ns = active.end_ns;
         user = {du.window_start_ns, du.window_end_ns, &busy};
+        if (IsValid(t.info.capture_start_ns) && IsValid(t.info.capture_end_ns) &&
+            t.info.capture_end_ns > t.info.capture_start_ns &&
+            (t.info.capture_start_ns < user.start_ns || t.info.capture_end_ns > user.end_ns)) {
+          // What the profiler captured, a lone kernel in it included.
+          user = {std::min(user.start_ns, t.info.capture_start_ns),
+                  std::max(user.end_ns, t.info.capture_end_ns), &busy};
+          user_label = "captured span";
+        }
         const bool marked = out.steps.source == StepSource::kProfilerStep ||
                             out.steps.source == StepSource::kMarkerRange;
         if (marked && !out.steps.steps.empty() &&

@@ -12,7 +12,8 @@
 //   when a counter gives it, else the trace SM fill; the gap is surface - real.
 // - Curve class from the fine series (ClassifyCurve) over the window the user
 //   pays for (the marked steps' span, else the device window of kernels,
-//   copies and memsets), the kernel-active window's class beside it when it
+//   copies and memsets widened to the profiler's capture window when the
+//   source states it), the kernel-active window's class beside it when it
 //   differs, and the NVML-period verdict with an aliasing note when the two
 //   disagree.
 #pragma once
@@ -107,7 +108,7 @@ struct DeviceUtilization {
   // for: the marked steps' span, else the device window (verdict_window says
   // which; empty for counters).
   CurveVerdict verdict;
-  std::string verdict_window;            // "marked steps" | "GPU-op span" | ""
+  std::string verdict_window;  // "marked steps" | "captured span" | "GPU-op span" | ""
   int64_t verdict_window_ns = kMissingI64;
   // active_verdict: the same series over the kernel-active window, when that
   // differs from the verdict window by a sample or more; window_note says both
