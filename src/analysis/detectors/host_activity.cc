@@ -1,6 +1,7 @@
 #include "analysis/detectors/host_activity.h"
 
 #include <algorithm>
+#include <map>
 
 namespace gpuwhy::analysis::detectors {
 
@@ -8,31 +9,206 @@ namespace {
 
 bool Valid(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
 
-// Item: one range or API call of a thread, for the sweeps.
+// Item: one range or API call of a thread, for the sweeps (16 bytes: the
+// end is read from the table).
 struct Item {
   int64_t start_ns;
-  int64_t end_ns;
   HostItemRef ref;
 };
 
-bool Before(const Item& a, const Item& b) {
-  if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-  if (a.end_ns != b.end_ns) return a.end_ns > b.end_ns;  // parents first
-  return !a.ref.is_api && b.ref.is_api;                  // a range encloses a call
-}
+// Ends: the end of an item, from its table.
+struct Ends {
+  const model::Trace& t;
+  int64_t operator()(const Item& it) const {
+    return it.ref.is_api ? t.api_calls.end_ns[it.ref.row] : t.ranges.end_ns[it.ref.row];
+  }
+};
 
-void Credit(std::vector<HostTally>* names, const model::Trace& t, HostItemRef item, int64_t ns) {
-  const StringId name = ItemName(t, item);
-  for (HostTally& h : *names) {
-    if (h.name == name) {
+// AddTop: credit `ns` of `item` to the breakdown's top list: exact while it
+// has room, then the smallest entry gives way to a larger credit.
+void AddTop(HostBreakdown& b, StringId name, HostItemRef item, int64_t ns) {
+  HostTally* empty = nullptr;
+  HostTally* smallest = nullptr;
+  for (HostTally& h : b.top) {
+    if (h.ns > 0 && h.name == name) {
       h.ns += ns;
       return;
     }
+    if (h.ns == 0) {
+      if (empty == nullptr) empty = &h;
+    } else if (smallest == nullptr || h.ns < smallest->ns) {
+      smallest = &h;
+    }
   }
-  names->push_back({name, item, ns, 0});
+  if (empty != nullptr) {
+    *empty = {name, item, ns, 0};
+  } else if (smallest != nullptr && ns > smallest->ns) {
+    *smallest = {name, item, ns, 0};
+  }
+}
+
+// ThreadItems: the thread's ranges (no step ranges, no GPU annotations) and
+// API calls, in call-stack order: by start, parents (longer) first, a range
+// before a call that starts with it.
+std::vector<Item> ThreadItems(const model::Trace& t, int32_t pid, int64_t tid) {
+  std::vector<Item> v;
+  const model::RangeTable& r = t.ranges;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r.tid[i] != tid || r.pid[i] != pid) continue;
+    if (r.kind[i] == model::RangeKind::kGpuUserAnnotation || IsValid(r.step[i])) continue;
+    if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
+    v.push_back({r.start_ns[i], {static_cast<uint32_t>(i), false}});
+  }
+  const model::ApiTable& a = t.api_calls;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.tid[i] != tid || a.pid[i] != pid || !Valid(a.start_ns[i], a.end_ns[i])) continue;
+    v.push_back({a.start_ns[i], {static_cast<uint32_t>(i), true}});
+  }
+  const Ends end{t};
+  std::sort(v.begin(), v.end(), [&](const Item& x, const Item& y) {
+    if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+    const int64_t ex = end(x), ey = end(y);
+    if (ex != ey) return ex > ey;
+    return !x.ref.is_api && y.ref.is_api;
+  });
+  return v;
 }
 
 }  // namespace
+
+std::map<ThreadKey, int64_t> LaunchCadence(const model::Trace& t,
+                                           const std::vector<bool>& is_launch) {
+  std::map<ThreadKey, std::vector<int64_t>> starts;
+  const model::ApiTable& a = t.api_calls;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (is_launch[i] && IsValid(a.start_ns[i])) starts[{a.pid[i], a.tid[i]}].push_back(a.start_ns[i]);
+  std::map<ThreadKey, int64_t> out;
+  for (auto& [key, v] : starts) {
+    if (v.size() < 2) continue;
+    std::sort(v.begin(), v.end());
+    std::vector<int64_t> d(v.size() - 1);
+    for (size_t i = 1; i < v.size(); ++i) d[i - 1] = v[i] - v[i - 1];
+    std::nth_element(d.begin(), d.begin() + static_cast<long>(d.size() / 2), d.end());
+    out[key] = d[d.size() / 2];
+  }
+  return out;
+}
+
+void ComputeHostBreakdowns(const model::Trace& t, const std::vector<bool>& is_launch,
+                           const std::vector<bool>& is_blocking,
+                           std::vector<ThreadWindows> queries, std::vector<HostBreakdown>* out) {
+  std::stable_sort(queries.begin(), queries.end(), [](const ThreadWindows& a, const ThreadWindows& b) {
+    return std::make_pair(a.pid, a.tid) < std::make_pair(b.pid, b.tid);
+  });
+  std::vector<bool> range_launches(t.ranges.size(), false);
+  std::vector<Item> items;
+  const Ends end{t};
+  ThreadKey loaded{kMissingI32, kMissingI64};
+  bool have = false;
+  for (ThreadWindows& q : queries) {
+    if (q.windows.empty()) continue;
+    std::sort(q.windows.begin(), q.windows.end(),
+              [](const HostWindow& a, const HostWindow& b) { return a.start_ns < b.start_ns; });
+    if (!have || loaded != ThreadKey{q.pid, q.tid}) {
+      items = ThreadItems(t, q.pid, q.tid);
+      loaded = {q.pid, q.tid};
+      have = true;
+      // Pass 1: which ranges launch kernels somewhere inside them (a launch
+      // marks its enclosing range; a marked range marks its parent at its end).
+      std::vector<const Item*> stack;
+      auto pop = [&]() {
+        const Item* top = stack.back();
+        stack.pop_back();
+        if (!top->ref.is_api && range_launches[top->ref.row] && !stack.empty() &&
+            !stack.back()->ref.is_api)
+          range_launches[stack.back()->ref.row] = true;
+      };
+      for (const Item& it : items) {
+        while (!stack.empty() && end(*stack.back()) <= it.start_ns) pop();
+        if (it.ref.is_api && is_launch[it.ref.row]) {
+          for (auto p = stack.rbegin(); p != stack.rend(); ++p) {
+            if (!(*p)->ref.is_api) {
+              range_launches[(*p)->ref.row] = true;
+              break;
+            }
+          }
+        }
+        stack.push_back(&it);
+      }
+      while (!stack.empty()) pop();
+    }
+
+    // Pass 2: innermost-item segments, each with the outermost enclosing range
+    // that launches nothing, handed to the windows they overlap.
+    const std::vector<HostWindow>& w = q.windows;
+    std::vector<int64_t> traced(w.size(), 0);
+    size_t wi = 0;
+    auto work_of = [&](const Item& it) {
+      if (it.ref.is_api) {
+        if (is_launch[it.ref.row]) return HostWork::kLaunch;
+        if (is_blocking[it.ref.row]) return HostWork::kBlocking;
+        return HostWork::kOtherApi;
+      }
+      return range_launches[it.ref.row] ? HostWork::kDispatch : HostWork::kCpuWork;
+    };
+    struct Open {
+      const Item* item;
+      uint32_t outer;  // outermost non-launching range at or above this level
+    };
+    auto emit = [&](int64_t s, int64_t e, const Open& o) {
+      if (e <= s) return;
+      while (wi < w.size() && w[wi].end_ns <= s) ++wi;
+      const HostWork work = work_of(*o.item);
+      for (size_t k = wi; k < w.size() && w[k].start_ns < e; ++k) {
+        const int64_t len = std::min(e, w[k].end_ns) - std::max(s, w[k].start_ns);
+        if (len <= 0) continue;
+        traced[k] += len;
+        HostBreakdown& b = (*out)[w[k].slot];
+        b.by_work[static_cast<size_t>(work)] += len;
+        if (work == HostWork::kBlocking) {
+          if (len > b.top_blocking_ns) {
+            b.top_blocking_ns = len;
+            b.top_blocking = o.item->ref;
+          }
+        } else if (work == HostWork::kCpuWork || work == HostWork::kOtherApi) {
+          const HostItemRef outer{o.outer, false};
+          const HostItemRef inner = o.item->ref;
+          if (outer.valid()) AddTop(b, t.ranges.name[outer.row], outer, len);
+          if (!outer.valid() || inner.is_api || inner.row != outer.row)
+            AddTop(b, ItemName(t, inner), inner, len);
+        }
+      }
+    };
+    std::vector<Open> stack;
+    int64_t cur = kMissingI64;
+    const int64_t first = w.front().start_ns, last = w.back().end_ns;
+    for (const Item& it : items) {
+      // Items that end before the first window cannot hold one open.
+      if (stack.empty() && end(it) <= first) continue;
+      if (it.start_ns >= last) break;
+      while (!stack.empty() && end(*stack.back().item) <= it.start_ns) {
+        emit(cur, end(*stack.back().item), stack.back());
+        cur = std::max(cur, end(*stack.back().item));
+        stack.pop_back();
+      }
+      if (!stack.empty()) emit(cur, it.start_ns, stack.back());
+      cur = IsValid(cur) ? std::max(cur, it.start_ns) : it.start_ns;
+      uint32_t outer = stack.empty() ? UINT32_MAX : stack.back().outer;
+      if (outer == UINT32_MAX && !it.ref.is_api && !range_launches[it.ref.row]) outer = it.ref.row;
+      stack.push_back({&it, outer});
+    }
+    while (!stack.empty()) {
+      emit(cur, end(*stack.back().item), stack.back());
+      cur = std::max(cur, end(*stack.back().item));
+      stack.pop_back();
+    }
+    for (size_t k = 0; k < w.size(); ++k)
+      (*out)[w[k].slot].untraced_ns += (w[k].end_ns - w[k].start_ns) - traced[k];
+  }
+  for (HostBreakdown& b : *out)
+    std::sort(b.top.begin(), b.top.end(),
+              [](const HostTally& x, const HostTally& y) { return x.ns > y.ns; });
+}
 
 std::string EnclosingOps(const model::Trace& t, int64_t tid, int64_t s, int64_t e,
                          bool cpu_ops_only) {
@@ -86,196 +262,6 @@ std::string_view ItemKindLabel(const model::Trace& t, HostItemRef item) {
     case model::RangeKind::kOther: break;
   }
   return "range";
-}
-
-HostActivityIndex HostActivityIndex::Build(const model::Trace& t,
-                                           std::vector<std::pair<int32_t, int64_t>> threads,
-                                           const std::vector<bool>& is_launch,
-                                           const std::vector<bool>& is_blocking) {
-  HostActivityIndex idx;
-  idx.trace_ = &t;
-  std::sort(threads.begin(), threads.end());
-  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
-  if (threads.empty()) return idx;
-  auto slot = [&](int32_t pid, int64_t tid) -> int {
-    // Missing pids match any pid of the tid (nsys rows always carry both).
-    auto it = std::lower_bound(threads.begin(), threads.end(), std::make_pair(pid, tid));
-    if (it != threads.end() && *it == std::make_pair(pid, tid)) return static_cast<int>(it - threads.begin());
-    return -1;
-  };
-  std::vector<std::vector<Item>> items(threads.size());
-  const model::RangeTable& r = t.ranges;
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (r.kind[i] == model::RangeKind::kGpuUserAnnotation || IsValid(r.step[i])) continue;
-    if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
-    const int s = slot(r.pid[i], r.tid[i]);
-    if (s >= 0) items[s].push_back({r.start_ns[i], r.end_ns[i], {static_cast<uint32_t>(i), false}});
-  }
-  const model::ApiTable& a = t.api_calls;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!Valid(a.start_ns[i], a.end_ns[i])) continue;
-    const int s = slot(a.pid[i], a.tid[i]);
-    if (s >= 0) items[s].push_back({a.start_ns[i], a.end_ns[i], {static_cast<uint32_t>(i), true}});
-  }
-
-  std::vector<bool> range_launches(r.size(), false);
-  for (size_t ti = 0; ti < threads.size(); ++ti) {
-    std::vector<Item>& v = items[ti];
-    std::sort(v.begin(), v.end(), Before);
-    ThreadIndex th;
-    th.pid = threads[ti].first;
-    th.tid = threads[ti].second;
-
-    // Launch cadence: spacing of consecutive launch calls.
-    {
-      std::vector<int64_t> d;
-      int64_t prev = kMissingI64;
-      for (const Item& it : v) {
-        if (!it.ref.is_api || !is_launch[it.ref.row]) continue;
-        if (IsValid(prev)) d.push_back(it.start_ns - prev);
-        prev = it.start_ns;
-      }
-      if (!d.empty()) {
-        std::nth_element(d.begin(), d.begin() + static_cast<long>(d.size() / 2), d.end());
-        th.launch_p50_ns = d[d.size() / 2];
-      }
-    }
-
-    // Pass 1: which ranges launch kernels somewhere inside them (a launch
-    // marks its enclosing range; a marked range marks its parent when it ends).
-    {
-      std::vector<const Item*> stack;
-      auto pop = [&]() {
-        const Item* top = stack.back();
-        stack.pop_back();
-        if (!top->ref.is_api && range_launches[top->ref.row] && !stack.empty() &&
-            !stack.back()->ref.is_api)
-          range_launches[stack.back()->ref.row] = true;
-      };
-      for (const Item& it : v) {
-        while (!stack.empty() && stack.back()->end_ns <= it.start_ns) pop();
-        if (it.ref.is_api && is_launch[it.ref.row]) {
-          for (auto p = stack.rbegin(); p != stack.rend(); ++p) {
-            if (!(*p)->ref.is_api) {
-              range_launches[(*p)->ref.row] = true;
-              break;
-            }
-          }
-        }
-        stack.push_back(&it);
-      }
-      while (!stack.empty()) pop();
-    }
-
-    // Pass 2: innermost-item segments, each with the outermost enclosing
-    // range that launches nothing.
-    {
-      struct Open {
-        const Item* item;
-        uint32_t outer;  // outermost non-launching range at or above this level
-      };
-      std::vector<Open> stack;
-      int64_t cur = kMissingI64;
-      auto work_of = [&](const Item& it) {
-        if (it.ref.is_api) {
-          if (is_launch[it.ref.row]) return HostWork::kLaunch;
-          if (is_blocking[it.ref.row]) return HostWork::kBlocking;
-          return HostWork::kOtherApi;
-        }
-        return range_launches[it.ref.row] ? HostWork::kDispatch : HostWork::kCpuWork;
-      };
-      auto emit = [&](int64_t s, int64_t e, const Open& o) {
-        if (e <= s) return;
-        th.segments.push_back({s, e, o.item->ref, o.outer, work_of(*o.item)});
-      };
-      for (const Item& it : v) {
-        while (!stack.empty() && stack.back().item->end_ns <= it.start_ns) {
-          emit(cur, stack.back().item->end_ns, stack.back());
-          cur = std::max(cur, stack.back().item->end_ns);
-          stack.pop_back();
-        }
-        if (!stack.empty()) emit(cur, it.start_ns, stack.back());
-        cur = IsValid(cur) ? std::max(cur, it.start_ns) : it.start_ns;
-        uint32_t outer = stack.empty() ? UINT32_MAX : stack.back().outer;
-        if (outer == UINT32_MAX && !it.ref.is_api && !range_launches[it.ref.row]) outer = it.ref.row;
-        stack.push_back({&it, outer});
-      }
-      while (!stack.empty()) {
-        emit(cur, stack.back().item->end_ns, stack.back());
-        cur = std::max(cur, stack.back().item->end_ns);
-        stack.pop_back();
-      }
-    }
-    idx.threads_.push_back(std::move(th));
-  }
-  return idx;
-}
-
-const HostActivityIndex::ThreadIndex* HostActivityIndex::Find(int32_t pid, int64_t tid) const {
-  for (const ThreadIndex& th : threads_)
-    if (th.pid == pid && th.tid == tid) return &th;
-  return nullptr;
-}
-
-bool HostActivityIndex::HasThread(int32_t pid, int64_t tid) const {
-  const ThreadIndex* th = Find(pid, tid);
-  return th != nullptr && !th->segments.empty();
-}
-
-int64_t HostActivityIndex::LaunchIntervalP50Ns(int32_t pid, int64_t tid) const {
-  const ThreadIndex* th = Find(pid, tid);
-  return th == nullptr ? kMissingI64 : th->launch_p50_ns;
-}
-
-HostBreakdown HostActivityIndex::Breakdown(int32_t pid, int64_t tid, int64_t s, int64_t e,
-                                           std::unordered_map<StringId, HostTally>* names) const {
-  HostBreakdown b;
-  if (e <= s) return b;
-  const ThreadIndex* th = Find(pid, tid);
-  int64_t traced = 0;
-  // Per-window credit, so HostTally::windows counts each name once.
-  std::vector<HostTally> local;
-  if (th != nullptr) {
-    const auto& seg = th->segments;
-    auto it = std::upper_bound(seg.begin(), seg.end(), s,
-                               [](int64_t t, const Segment& x) { return t < x.end_ns; });
-    for (; it != seg.end() && it->start_ns < e; ++it) {
-      const int64_t len = std::min(e, it->end_ns) - std::max(s, it->start_ns);
-      if (len <= 0) continue;
-      traced += len;
-      b.by_work[static_cast<size_t>(it->work)] += len;
-      if (it->work == HostWork::kBlocking) {
-        if (len > b.top_blocking_ns) {
-          b.top_blocking_ns = len;
-          b.top_blocking = it->inner;
-        }
-      } else if (it->work == HostWork::kCpuWork || it->work == HostWork::kOtherApi) {
-        const HostItemRef outer{it->outer_range, false};
-        const HostItemRef shown = outer.valid() ? outer : it->inner;
-        Credit(&local, *trace_, shown, len);
-        if (outer.valid() && outer.row != it->inner.row) Credit(&local, *trace_, it->inner, len);
-      }
-    }
-  }
-  b.untraced_ns = (e - s) - traced;
-  for (const HostTally& h : local) {
-    if (h.ns > b.top_cpu_ns) {
-      b.top_cpu_ns = h.ns;
-      b.top_cpu = h.example;
-    }
-  }
-  if (names != nullptr) {
-    for (const HostTally& h : local) {
-      HostTally& n = (*names)[h.name];
-      if (!n.example.valid()) {
-        n.name = h.name;
-        n.example = h.example;
-      }
-      n.ns += h.ns;
-      ++n.windows;
-    }
-  }
-  return b;
 }
 
 }  // namespace gpuwhy::analysis::detectors

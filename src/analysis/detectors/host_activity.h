@@ -3,10 +3,10 @@
 // late to end can be charged to launch cadence or to host work that
 // launched nothing (issue: "long host gaps are not launch overhead").
 //
-// Lifecycle: HostActivityIndex::Build() once per trace for the threads that
-// launched the ops ending GPU gaps; Accumulate() per gap (host window);
-// the index is dropped after BuildTimeline(). Linear in the threads' events
-// plus one sort per thread.
+// Lifecycle: LaunchCadence() once per trace; ComputeHostBreakdowns() once
+// per trace with every host window that needs a breakdown (only waits longer
+// than the launch cadence do). Both are pure and linear in the queried
+// threads' events plus one sort per thread; nothing is kept afterwards.
 //
 // Nesting: ranges (CPU ops, annotations, Python functions, NVTX) and API
 // calls of one thread nest like a call stack; an item that overlaps its
@@ -17,8 +17,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,70 +45,60 @@ struct HostItemRef {
   bool valid() const { return row != UINT32_MAX; }
 };
 
-// HostBreakdown: the time of one host window by HostWork, what is left
-// untraced, the item that took most of the CPU work (kCpuWork/kOtherApi,
-// credited to its outermost non-launching range: "preprocess" rather than
-// the aten::div inside it), and the longest blocking call.
-struct HostBreakdown {
-  std::array<int64_t, kHostWorkCount> by_work{};
-  int64_t untraced_ns = 0;
-  HostItemRef top_cpu;
-  int64_t top_cpu_ns = 0;
-  HostItemRef top_blocking;  // API row
-  int64_t top_blocking_ns = 0;
-};
-
-// HostTally: time credited to one item name across windows. A window's CPU
-// work is credited once to its innermost item and, when different, once to
-// the outermost range that launches nothing, so shares may add past 100%.
+// HostTally: time credited to one item name. A window's CPU work is credited
+// once to its innermost item and, when different, once to the outermost range
+// around it that launches nothing ("preprocess" beside the aten::div inside
+// it), so shares may add past 100%.
 struct HostTally {
   StringId name = kEmptyString;
   HostItemRef example;  // one item of this name (its kind: range kind or API)
   int64_t ns = 0;
-  int32_t windows = 0;  // windows in which it ran
+  int32_t windows = 0;  // windows in which it ran (aggregates only)
 };
 
-// HostActivityIndex: see the file comment.
-class HostActivityIndex {
- public:
-  // Build: the innermost-item segments of each (pid, tid) in `threads`.
-  // `is_launch` / `is_blocking` say which API rows launch work / block the host.
-  static HostActivityIndex Build(const model::Trace& trace,
-                                 std::vector<std::pair<int32_t, int64_t>> threads,
-                                 const std::vector<bool>& is_launch,
-                                 const std::vector<bool>& is_blocking);
+// kHostTopItems: CPU-work items a breakdown keeps, most time first.
+inline constexpr size_t kHostTopItems = 4;
 
-  // Breakdown: the breakdown of [start_ns, end_ns) on thread (pid, tid);
-  // with `names`, CPU-work time is also tallied by name (see HostTally).
-  HostBreakdown Breakdown(int32_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
-                          std::unordered_map<StringId, HostTally>* names) const;
-
-  // HasThread: the thread was indexed and has at least one traced item.
-  bool HasThread(int32_t pid, int64_t tid) const;
-
-  // LaunchIntervalP50Ns: median spacing of consecutive launch calls on the
-  // thread (the launch cadence), or kMissingI64 with fewer than 2 launches.
-  int64_t LaunchIntervalP50Ns(int32_t pid, int64_t tid) const;
-
- private:
-  struct Segment {
-    int64_t start_ns;
-    int64_t end_ns;
-    HostItemRef inner;
-    uint32_t outer_range = UINT32_MAX;  // outermost non-launching range, or none
-    HostWork work;
-  };
-  struct ThreadIndex {
-    int32_t pid = kMissingI32;
-    int64_t tid = kMissingI64;
-    std::vector<Segment> segments;  // disjoint, by start
-    int64_t launch_p50_ns = kMissingI64;
-  };
-  const ThreadIndex* Find(int32_t pid, int64_t tid) const;
-
-  const model::Trace* trace_ = nullptr;
-  std::vector<ThreadIndex> threads_;  // by (pid, tid)
+// HostBreakdown: the time of one host window by HostWork, what is left
+// untraced, the CPU-work items that took most of it, and the longest
+// blocking call.
+struct HostBreakdown {
+  std::array<int64_t, kHostWorkCount> by_work{};
+  int64_t untraced_ns = 0;
+  std::array<HostTally, kHostTopItems> top{};  // ns == 0: unused
+  HostItemRef top_blocking;                    // API row
+  int64_t top_blocking_ns = 0;
 };
+
+// HostWindow: one queried window; `slot` indexes the caller's result vector
+// (several windows may share a slot: their breakdowns add up).
+struct HostWindow {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t slot = 0;
+};
+
+// ThreadWindows: the windows queried on one thread, disjoint.
+struct ThreadWindows {
+  int32_t pid = kMissingI32;
+  int64_t tid = kMissingI64;
+  std::vector<HostWindow> windows;
+};
+
+// ThreadKey: (pid, tid).
+using ThreadKey = std::pair<int32_t, int64_t>;
+
+// LaunchCadence: per thread, the median spacing of consecutive launch calls
+// (`is_launch` per API row); threads with fewer than 2 launches are absent.
+std::map<ThreadKey, int64_t> LaunchCadence(const model::Trace& trace,
+                                           const std::vector<bool>& is_launch);
+
+// ComputeHostBreakdowns: for every window of every entry of `queries`, add
+// its breakdown into (*out)[window.slot] (`out` sized by the caller). Windows
+// of one entry must not overlap; entries may repeat a thread.
+void ComputeHostBreakdowns(const model::Trace& trace, const std::vector<bool>& is_launch,
+                           const std::vector<bool>& is_blocking,
+                           std::vector<ThreadWindows> queries, std::vector<HostBreakdown>* out);
 
 // EnclosingOps: names of the ranges on thread `tid` that contain [s, e),
 // innermost first, at most 3, " < "-joined (each cut to 48 bytes); only CPU
@@ -119,7 +109,7 @@ std::string EnclosingOps(const model::Trace& trace, int64_t tid, int64_t s, int6
 
 // ItemName: the name of a host item.
 StringId ItemName(const model::Trace& trace, HostItemRef item);
-// ItemKindLabel: "CPU op", "Python", "annotation", "NVTX", "runtime call", ...
+// ItemKindLabel: "CPU op", "Python", "annotation", "NVTX range", "runtime call", ...
 std::string_view ItemKindLabel(const model::Trace& trace, HostItemRef item);
 
 }  // namespace gpuwhy::analysis::detectors

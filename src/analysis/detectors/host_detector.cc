@@ -55,9 +55,9 @@ std::string GapWhat(const model::Trace& t, const IdleGap& g) {
     case IdleCause::kDataLoader: return "host in the DataLoader";
     case IdleCause::kSync: return "host in a cuda_sync wait";
     case IdleCause::kHostBusy:
-      return g.host_what.valid()
-                 ? "host in " + Short(t.Str(ItemName(t, g.host_what))) + " (" +
-                       std::string(ItemKindLabel(t, g.host_what)) + ")"
+      return g.host_what().valid()
+                 ? "host in " + Short(t.Str(ItemName(t, g.host_what()))) + " (" +
+                       std::string(ItemKindLabel(t, g.host_what())) + ")"
                  : std::string("host work the trace does not show");
     case IdleCause::kHostLaunch: return "host launching work";
     default: break;

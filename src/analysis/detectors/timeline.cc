@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/detectors/kernel_names.h"
@@ -207,52 +208,43 @@ std::vector<StepWindow> HostSteps(const model::Trace& trace) {
 constexpr int64_t kMinCadenceNs = 50 * kNsPerUs;
 constexpr int64_t kMaxCadenceNs = 1 * kNsPerMs;
 
-// ClassifyHostWait: decide an HTA host_wait gap `g` ended by the late launch
-// call `row` (see the file comment of timeline.h).
-void ClassifyHostWait(const HostActivityIndex& host, const model::ApiTable& api, uint32_t row,
-                      int64_t g0, const IntervalList& dataloader,
-                      const std::vector<bool>& row_is_h2d, IdleGap* g) {
-  const int32_t pid = api.pid[row];
-  const int64_t tid = api.tid[row];
-  // The host window, less DataLoader time (already its own piece of the gap).
-  HostBreakdown b;
-  int64_t w = 0;
-  for (const Interval& part : Subtract({{g0, api.start_ns[row]}}, dataloader)) {
-    const HostBreakdown p = host.Breakdown(pid, tid, part.start_ns, part.end_ns, nullptr);
-    for (size_t i = 0; i < kHostWorkCount; ++i) b.by_work[i] += p.by_work[i];
-    b.untraced_ns += p.untraced_ns;
-    if (p.top_cpu_ns > b.top_cpu_ns) {
-      b.top_cpu_ns = p.top_cpu_ns;
-      b.top_cpu = p.top_cpu;
-    }
-    if (p.top_blocking_ns > b.top_blocking_ns) {
-      b.top_blocking_ns = p.top_blocking_ns;
-      b.top_blocking = p.top_blocking;
-    }
-    w += part.end_ns - part.start_ns;
-  }
-  g->host_window_ns = w;
-  g->launch_api_row = row;
+// HostWaitCandidate: an HTA host_wait gap longer than the launch cadence,
+// whose host window needs a breakdown before it is decided.
+struct HostWaitCandidate {
+  size_t device = 0;  // index into Timeline::devices
+  size_t gap = 0;     // index into that device's gaps
+  int32_t pid = kMissingI32;
+  int64_t tid = kMissingI64;
+  std::vector<Interval> parts;  // the host window less DataLoader time
+  int64_t window_ns = 0;        // their length
+};
+
+// DecideHostWait: the cause of a candidate's gap from its host breakdown
+// (timeline.h file comment): a blocking call holding half the wait makes it
+// sync / h2d_sync; launch calls and dispatch holding the larger share, launch
+// cadence; else host work that launched nothing.
+void DecideHostWait(const HostBreakdown& b, int64_t w, const std::vector<bool>& row_is_h2d,
+                    IdleGap* g) {
   const int64_t blocking = b.by_work[static_cast<size_t>(HostWork::kBlocking)];
   if (b.top_blocking.valid() && 2 * blocking >= w) {
     g->cause = row_is_h2d[b.top_blocking.row] ? IdleCause::kH2dSync : IdleCause::kSync;
     g->sync_api_row = b.top_blocking.row;
     return;
   }
-  const int64_t cadence = host.LaunchIntervalP50Ns(pid, tid);
-  const int64_t threshold =
-      std::clamp<int64_t>(IsValid(cadence) ? 4 * cadence : 0, kMinCadenceNs, kMaxCadenceNs);
   const int64_t launchy = b.by_work[static_cast<size_t>(HostWork::kLaunch)] +
                           b.by_work[static_cast<size_t>(HostWork::kDispatch)];
   const int64_t elsewhere = b.by_work[static_cast<size_t>(HostWork::kCpuWork)] +
                             b.by_work[static_cast<size_t>(HostWork::kOtherApi)] + blocking +
                             b.untraced_ns;
-  if (w <= threshold || launchy >= elsewhere) {
+  if (launchy >= elsewhere) {
     g->cause = IdleCause::kHostLaunch;
     return;
   }
   g->cause = IdleCause::kHostBusy;
-  g->host_what = b.top_cpu;
+  if (b.top[0].ns > 0) {
+    g->host_what_row = b.top[0].example.row;
+    g->host_what_is_api = b.top[0].example.is_api;
+  }
 }
 
 // MarkOneOffGaps: flag the gaps that hold most of the idle without repeating
@@ -431,18 +423,25 @@ Timeline BuildTimeline(const model::Trace& trace) {
   std::vector<StepWindow> host_steps = HostSteps(trace);
 
   // What the launching threads did, to split HTA's host_wait into launch
-  // cadence and host work that launched nothing.
+  // cadence and host work that launched nothing: waits within the thread's
+  // launch cadence are decided at once, longer ones after one sweep of the
+  // thread's ranges and calls (host_activity.h).
   std::vector<bool> api_is_launch(api.size(), false), api_is_blocking(api.size(), false);
-  std::vector<std::pair<int32_t, int64_t>> launch_threads;
-  for (size_t i = 0; i < api.size(); ++i) {
-    if (!IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
-    api_is_launch[i] = true;
-    if (launch_threads.empty() || launch_threads.back() != std::make_pair(api.pid[i], api.tid[i]))
-      launch_threads.emplace_back(api.pid[i], api.tid[i]);
+  {
+    std::vector<int8_t> memo(trace.strings.size(), -1);  // by name, for rows without a cbid
+    for (size_t i = 0; i < api.size(); ++i) {
+      if (IsValid(api.cbid[i])) {
+        api_is_launch[i] = IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]);
+        continue;
+      }
+      int8_t& m = memo[api.name[i]];
+      if (m < 0) m = IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]) ? 1 : 0;
+      api_is_launch[i] = m == 1;
+    }
   }
   for (uint32_t row : tl.blocking_api_rows) api_is_blocking[row] = true;
-  const HostActivityIndex host =
-      HostActivityIndex::Build(trace, std::move(launch_threads), api_is_launch, api_is_blocking);
+  const std::map<ThreadKey, int64_t> cadence = LaunchCadence(trace, api_is_launch);
+  std::vector<HostWaitCandidate> candidates;
 
   for (auto& [dev, dev_ops] : ops) {
     DeviceTimeline d;
@@ -564,10 +563,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
           g.step_index = static_cast<int32_t>(wi);
           return g;
         };
-        if (dl > 0) {
-          d.gaps.push_back(piece(dl, IdleCause::kDataLoader));
-          d.idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] += dl;
-        }
+        if (dl > 0) d.gaps.push_back(piece(dl, IdleCause::kDataLoader));
         int64_t rest = len - dl;
         if (rest <= 0) return;
         IdleGap g = piece(rest, IdleCause::kOther);
@@ -582,12 +578,24 @@ Timeline BuildTimeline(const model::Trace& trace) {
         } else {
           uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;
           if (row != UINT32_MAX && api.start_ns[row] > g0) {
-            ClassifyHostWait(host, api, row, g0, tl.dataloader, row_is_h2d, &g);
+            // HTA host_wait: launch cadence unless the wait is long (decided below).
+            g.cause = IdleCause::kHostLaunch;
+            g.launch_api_row = row;
+            HostWaitCandidate c;
+            c.device = tl.devices.size();
+            c.gap = d.gaps.size();
+            c.pid = api.pid[row];
+            c.tid = api.tid[row];
+            c.parts = Subtract({{g0, api.start_ns[row]}}, tl.dataloader);
+            c.window_ns = TotalLength(c.parts);
+            auto it_c = cadence.find({c.pid, c.tid});
+            const int64_t threshold = std::clamp<int64_t>(
+                it_c != cadence.end() ? 4 * it_c->second : 0, kMinCadenceNs, kMaxCadenceNs);
+            if (c.window_ns > threshold) candidates.push_back(std::move(c));
           } else if (len < kKernelWaitThresholdNs) {
             g.cause = IdleCause::kKernelWait;
           }
         }
-        d.idle_by_cause[static_cast<size_t>(g.cause)] += rest;
         d.gaps.push_back(g);
       };
       for (; it != d.busy.end() && it->start_ns < w.end_ns; ++it) {
@@ -598,27 +606,6 @@ Timeline BuildTimeline(const model::Trace& trace) {
       if (cur < w.end_ns) emit(cur, w.end_ns, kMissingI64);
     }
 
-    MarkOneOffGaps(d);
-    {
-      std::unordered_map<StringId, HostTally> names;
-      for (const IdleGap& g : d.gaps) {
-        if (g.cause != IdleCause::kHostBusy || g.one_off || g.launch_api_row == UINT32_MAX) continue;
-        const uint32_t r = g.launch_api_row;
-        for (const Interval& part : Subtract({{g.start_ns, api.start_ns[r]}}, tl.dataloader)) {
-          const HostBreakdown b =
-              host.Breakdown(api.pid[r], api.tid[r], part.start_ns, part.end_ns, &names);
-          d.host_busy_untraced_ns += b.untraced_ns;
-        }
-        ++d.host_busy_gaps;
-        d.host_busy_window_ns += g.host_window_ns;
-      }
-      for (auto& [id, h] : names) d.host_busy_names.push_back(h);
-      std::sort(d.host_busy_names.begin(), d.host_busy_names.end(),
-                [](const HostTally& a, const HostTally& b) {
-                  return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
-                });
-    }
-
     // Kernels and launches inside the windows.
     for (size_t i = 0; i < k.size(); ++i) {
       if (k.device_id[i] != dev || !Valid(k.start_ns[i], k.end_ns[i])) continue;
@@ -627,6 +614,60 @@ Timeline BuildTimeline(const model::Trace& trace) {
       d.kernel_ns += k.end_ns[i] - k.start_ns[i];
     }
     tl.devices.push_back(std::move(d));
+  }
+
+  // Long host waits: one sweep per launching thread, then decide each, then
+  // per device the causes' totals, one-off gaps and what the host ran.
+  {
+    std::vector<ThreadWindows> queries;
+    std::map<std::tuple<int32_t, int64_t, size_t>, size_t> query_of;  // (pid, tid, device)
+    for (size_t ci = 0; ci < candidates.size(); ++ci) {
+      const HostWaitCandidate& c = candidates[ci];
+      auto [it, fresh] = query_of.try_emplace({c.pid, c.tid, c.device}, queries.size());
+      if (fresh) queries.push_back({c.pid, c.tid, {}});
+      for (const Interval& part : c.parts)
+        queries[it->second].windows.push_back(
+            {part.start_ns, part.end_ns, static_cast<uint32_t>(ci)});
+    }
+    std::vector<HostBreakdown> breakdowns(candidates.size());
+    ComputeHostBreakdowns(trace, api_is_launch, api_is_blocking, std::move(queries), &breakdowns);
+    std::vector<bool> row_is_h2d(api.size(), false);
+    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi)
+      row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
+    for (size_t ci = 0; ci < candidates.size(); ++ci)
+      DecideHostWait(breakdowns[ci], candidates[ci].window_ns, row_is_h2d,
+                     &tl.devices[candidates[ci].device].gaps[candidates[ci].gap]);
+    for (size_t di = 0; di < tl.devices.size(); ++di) {
+      DeviceTimeline& d = tl.devices[di];
+      d.idle_by_cause = {};
+      for (const IdleGap& g : d.gaps) d.idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
+      MarkOneOffGaps(d);
+      std::unordered_map<StringId, HostTally> names;
+      for (size_t ci = 0; ci < candidates.size(); ++ci) {
+        if (candidates[ci].device != di) continue;
+        const IdleGap& g = d.gaps[candidates[ci].gap];
+        if (g.cause != IdleCause::kHostBusy || g.one_off) continue;
+        const HostBreakdown& b = breakdowns[ci];
+        ++d.host_busy_gaps;
+        d.host_busy_window_ns += candidates[ci].window_ns;
+        d.host_busy_untraced_ns += b.untraced_ns;
+        for (const HostTally& h : b.top) {
+          if (h.ns <= 0) continue;
+          HostTally& n = names[h.name];
+          if (!n.example.valid()) {
+            n.name = h.name;
+            n.example = h.example;
+          }
+          n.ns += h.ns;
+          ++n.windows;
+        }
+      }
+      for (auto& [id, h] : names) d.host_busy_names.push_back(h);
+      std::sort(d.host_busy_names.begin(), d.host_busy_names.end(),
+                [](const HostTally& a, const HostTally& b) {
+                  return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
+                });
+    }
   }
 
   // Launch calls: attributed to the device of their first GPU op (one pass).

@@ -94,26 +94,28 @@ std::string_view ToString(IdleCause c);
 // kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
 inline constexpr int64_t kKernelWaitThresholdNs = 30 * kNsPerUs;
 
-// IdleGap: one attributed piece of idle time.
+// IdleGap: one attributed piece of idle time. Kept to 48 bytes: a
+// 2 M-event trace has about as many gaps as kernels.
 struct IdleGap {
   int64_t start_ns = 0;  // the whole gap this piece comes from
   int64_t end_ns = 0;
   int64_t attributed_ns = 0;  // the piece's length (== end-start unless split)
   IdleCause cause = IdleCause::kOther;
+  bool one_off = false;  // see the file comment
+  // edge: no step markers, and the gap lies before the first kernel or after
+  // the last (set-up / teardown); always one-off.
+  bool edge = false;
+  bool host_what_is_api = false;
   int32_t step_index = -1;    // index into DeviceTimeline::steps
   uint32_t sync_api_row = UINT32_MAX;  // kSync/kH2dSync: the blocking call
   // kSync with no blocking API call covering the gap: the cuda_sync event
   // (row of trace.syncs) that does.
   uint32_t sync_event_row = UINT32_MAX;
-  // kHostLaunch/kHostBusy: the host window [start_ns, launch call start) and
-  // the CPU work that took most of it (kHostBusy), credited as HostTally does.
-  int64_t host_window_ns = kMissingI64;
-  HostItemRef host_what;
-  uint32_t launch_api_row = UINT32_MAX;  // the late launch that ended the gap
-  bool one_off = false;                  // see the file comment
-  // edge: no step markers, and the gap lies before the first kernel or after
-  // the last (set-up / teardown); always one-off.
-  bool edge = false;
+  // kHostLaunch/kHostBusy: the late launch call that ended the gap, and (kHostBusy)
+  // the CPU work that took most of the host's wait (HostTally crediting).
+  uint32_t launch_api_row = UINT32_MAX;
+  uint32_t host_what_row = UINT32_MAX;
+  HostItemRef host_what() const { return {host_what_row, host_what_is_api}; }
 };
 
 // DeviceTimeline: one device with GPU events.

@@ -102,7 +102,15 @@ std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t 
   return out;
 }
 
-double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi) {
+std::vector<double> CappedSumIntegrals(const std::vector<ValueSpan>& spans, double cap,
+                                       const std::vector<std::pair<int64_t, int64_t>>& windows) {
+  std::vector<double> out(windows.size(), 0.0);
+  if (windows.empty()) return out;
+  int64_t lo = windows.front().first, hi = windows.front().second;
+  for (const auto& [a, b] : windows) {
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+  }
   struct Edge {
     int64_t t;
     double dv;
@@ -117,16 +125,26 @@ double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, i
     edges.push_back({b, -s.value});
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
-  double sum = 0, integral = 0;
+  double sum = 0;
   for (size_t i = 0; i < edges.size(); ++i) {
     sum += edges[i].dv;
     if (i + 1 < edges.size() && edges[i + 1].t > edges[i].t) {
       // Why the clamp at 0: float cancellation can leave -1e-17 after a span ends.
       const double v = std::clamp(sum, 0.0, cap);
-      integral += v * static_cast<double>(edges[i + 1].t - edges[i].t);
+      if (v == 0.0) continue;
+      for (size_t w = 0; w < windows.size(); ++w) {
+        const int64_t a = std::max(edges[i].t, windows[w].first);
+        const int64_t b = std::min(edges[i + 1].t, windows[w].second);
+        if (b > a) out[w] += v * static_cast<double>(b - a);
+      }
     }
   }
-  return integral;
+  return out;
+}
+
+double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi) {
+  if (hi <= lo) return 0.0;
+  return CappedSumIntegrals(spans, cap, {{lo, hi}}).front();
 }
 
 }  // namespace gpuwhy::analysis

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace gpuwhy::analysis {
@@ -50,5 +51,10 @@ struct ValueSpan {
 // CappedSumIntegral: integral over [lo, hi) of min(cap, Σ values of the spans
 // covering t) dt, in value x ns (a sweep; spans may overlap, any order).
 double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi);
+
+// CappedSumIntegrals: CappedSumIntegral over each of `windows` ([lo, hi)
+// pairs) in one sweep of the spans.
+std::vector<double> CappedSumIntegrals(const std::vector<ValueSpan>& spans, double cap,
+                                       const std::vector<std::pair<int64_t, int64_t>>& windows);
 
 }  // namespace gpuwhy::analysis

@@ -127,18 +127,22 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   du.kernel_time_ns = static_cast<int64_t>(total);
   const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
   if (!fill.empty() && window > 0) {
-    auto over = [&](const ActiveWindow& w) {
-      if (w.busy == nullptr || w.end_ns <= w.start_ns) return kMissingF64;
-      if (w.start_ns == du.window_start_ns && w.end_ns == du.window_end_ns) return kMissingF64;
-      return CappedSumIntegral(fill, 1.0, w.start_ns, w.end_ns) /
-             static_cast<double>(w.end_ns - w.start_ns);
+    // One sweep for the device, kernel-active and verdict windows.
+    std::vector<std::pair<int64_t, int64_t>> wins = {{du.window_start_ns, du.window_end_ns}};
+    auto add = [&](const ActiveWindow& w) {
+      if (w.busy == nullptr || w.end_ns <= w.start_ns) return -1;
+      wins.emplace_back(w.start_ns, w.end_ns);
+      return static_cast<int>(wins.size()) - 1;
     };
-    du.sm_fill_active_ratio = over(active);
-    du.sm_fill_verdict_ratio = over(user);
-    du.sm_fill_ratio.value =
-        CappedSumIntegral(std::move(fill), 1.0, du.window_start_ns, du.window_end_ns) / window;
-    if (!IsValid(du.sm_fill_active_ratio)) du.sm_fill_active_ratio = du.sm_fill_ratio.value;
-    if (!IsValid(du.sm_fill_verdict_ratio)) du.sm_fill_verdict_ratio = du.sm_fill_ratio.value;
+    const int ai = add(active), ui = add(user);
+    const std::vector<double> integral = CappedSumIntegrals(fill, 1.0, wins);
+    du.sm_fill_ratio.value = integral[0] / window;
+    du.sm_fill_active_ratio =
+        ai < 0 ? du.sm_fill_ratio.value
+               : integral[static_cast<size_t>(ai)] / static_cast<double>(active.end_ns - active.start_ns);
+    du.sm_fill_verdict_ratio =
+        ui < 0 ? du.sm_fill_ratio.value
+               : integral[static_cast<size_t>(ui)] / static_cast<double>(user.end_ns - user.start_ns);
     du.sm_fill_ratio.source = std::string(kTraceLaunch) +
                               (bpsm_from_arg ? " (blocks per SM arg)" : "") +
                               (bpsm_computed ? " (grid / SM count)" : "");
