@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/summary/sync_api_table.h"
 
 namespace gpuwhy::analysis::detectors {
