@@ -11,7 +11,8 @@
 // reproduce, computed from the events as generated (after µs rounding).
 //
 // Timeline: one host thread launches everything on one compute stream (7);
-// NCCL kernels (multi_rank) use stream 13 and never overlap compute kernels,
+// NCCL kernels (multi_rank) and the communication kernels of a kernel_mix use
+// stream 13 and never overlap compute kernels,
 // so every busy union equals the summed durations. Each step is:
 //   [DataLoader __next__ of dataloader_ns] [H2D batch copy] [kernels_per_step
 //   launches, each op costs launch_cost_ns on the host] [NCCL allreduce]
@@ -39,6 +40,7 @@ enum class Scenario {
   kPageableH2d,      // per-step pageable HtoD copies + stream sync
   kMemoryBound,      // long elementwise kernels, GPU-Util pinned near 100%
   kMultiRank,        // NCCL allreduce per step; distributedInfo
+  kVendorKernels,    // kernel_mix: DeepEP / custom all-reduce + Tensile / CK names
 };
 
 // ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
@@ -46,6 +48,19 @@ std::string_view ScenarioName(Scenario s);
 Result<Scenario> ParseScenario(std::string_view name);
 // AllScenarios: every scenario in declaration order.
 std::vector<Scenario> AllScenarios();
+
+// SynthKernel: one kernel name of a mix, with the answer a correct kernel
+// taxonomy must give (set by hand from the name, not by the analysis).
+struct SynthKernel {
+  std::string name;            // as written to the trace (may be mangled)
+  bool communication = false;  // a collective / expert-parallel kernel: runs on the comm stream
+  bool matrix_core = false;    // runs on tensor cores / AMD matrix cores
+};
+
+// VendorKernelMix: the kVendorKernels mix: DeepEP dispatch/combine (mangled
+// and not), vLLM and TRT-LLM custom all-reduce, Tensile GEMMs with and without
+// an MFMA tile, CK tile FMHA (mangled), and a PyTorch elementwise kernel.
+std::vector<SynthKernel> VendorKernelMix();
 
 // ScenarioParams: every knob of the generator, all times in ns.
 struct ScenarioParams {
@@ -77,6 +92,9 @@ struct ScenarioParams {
   int64_t kernel_max_ns = 600000;
   std::string kernel_name = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64";
   int32_t grid_x = 264, block_x = 256, registers = 168, shared_mem_bytes = 98304;
+  // kernel_mix: when not empty, launch k of a step runs kernel_mix[k % size]
+  // instead of kernel_name; communication kernels go to the comm stream (13).
+  std::vector<SynthKernel> kernel_mix;
 
   // Transfers.
   int64_t h2d_bytes = 0;              // per-step batch copy (0: none)
@@ -105,6 +123,10 @@ struct GroundTruth {
   int64_t memset_count = 0, memset_bytes = 0;
   int64_t stream_sync_calls = 0, stream_sync_ns = 0;  // cudaStreamSynchronize
   int64_t dataloader_ns = 0;          // summed DataLoader time
+  // kernel_mix answers: summed time of kernels marked communication /
+  // matrix_core (NCCL allreduce of multi_rank counts as communication).
+  int64_t comm_kernel_ns = 0;
+  int64_t matrix_core_kernel_ns = 0;
 };
 
 // SynthTrace: the JSON text and its ground truth.
