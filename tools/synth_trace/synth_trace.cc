@@ -54,6 +54,8 @@ struct Event {
   int32_t grid_x = 0, block_x = 0, registers = 0, shared_mem = 0;
   int32_t step = 0;
   bool nccl = false;
+  bool comm_label = false;    // kernel_mix answers (GroundTruth)
+  bool matrix_label = false;
 };
 
 std::string Escape(std::string_view s) {
@@ -89,7 +91,15 @@ class Builder {
       if (p_.h2d_bytes > 0) host = Copy(host, /*h2d=*/true, p_.h2d_bytes, p_.h2d_pageable);
       for (int k = 0; k < p_.kernels_per_step; ++k) {
         int64_t dur = rng_.Uniform(p_.kernel_min_ns, p_.kernel_max_ns);
-        host = Launch(host, "aten::mm", p_.kernel_name, dur, kComputeStream, false);
+        if (p_.kernel_mix.empty()) {
+          host = Launch(host, "aten::mm", p_.kernel_name, dur, kComputeStream, false);
+          continue;
+        }
+        const SynthKernel& mk = p_.kernel_mix[static_cast<size_t>(k) % p_.kernel_mix.size()];
+        host = Launch(host, mk.communication ? "record_param_comms" : "aten::mm", mk.name, dur,
+                      mk.communication ? kNcclStream : kComputeStream, false);
+        events_.back().comm_label = mk.communication;
+        events_.back().matrix_label = mk.matrix_core;
       }
       if (p_.memset_bytes > 0) host = Memset(host, p_.memset_bytes);
       if (p_.nccl_ns > 0)
@@ -249,6 +259,8 @@ GroundTruth Truth(const ScenarioParams& p, const std::vector<Event>& ev) {
         t.step_ns.push_back(d);
         break;
       case Role::kKernel:
+        if (e.comm_label || e.nccl) t.comm_kernel_ns += d;
+        if (e.matrix_label) t.matrix_core_kernel_ns += d;
         t.min_kernel_ns = t.kernel_count == 0 ? d : std::min(t.min_kernel_ns, d);
         t.max_kernel_ns = std::max(t.max_kernel_ns, d);
         ++t.kernel_count;
@@ -412,6 +424,7 @@ std::string_view ScenarioName(Scenario s) {
     case Scenario::kLaunchCadence: return "launch_cadence";
     case Scenario::kOneOffGap: return "one_off_gap";
     case Scenario::kHipBlockingCopy: return "hip_blocking_copy";
+    case Scenario::kVendorKernels: return "vendor_kernels";
   }
   return "unknown";
 }
@@ -420,7 +433,7 @@ std::vector<Scenario> AllScenarios() {
   return {Scenario::kHealthy,    Scenario::kDataloaderStall, Scenario::kSyncEveryStep,
           Scenario::kFragmented, Scenario::kPageableH2d,     Scenario::kMemoryBound,
           Scenario::kMultiRank,  Scenario::kHostBusy,        Scenario::kLaunchCadence,
-          Scenario::kOneOffGap,  Scenario::kHipBlockingCopy};
+          Scenario::kOneOffGap,  Scenario::kHipBlockingCopy, Scenario::kVendorKernels};
 }
 
 Result<Scenario> ParseScenario(std::string_view name) {
@@ -512,8 +525,35 @@ ScenarioParams DefaultParams(Scenario s) {
       p.h2d_gbps = 3.0;
       p.kernel_name = "Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_1LDSB0_GRVW8";
       break;
+    case Scenario::kVendorKernels:
+      p.kernel_mix = VendorKernelMix();
+      p.kernels_per_step = 2 * static_cast<int>(p.kernel_mix.size());
+      break;
   }
   return p;
+}
+
+std::vector<SynthKernel> VendorKernelMix() {
+  return {
+      // Expert-parallel dispatch/combine (DeepEP), mangled as ROCm/nsys may show them.
+      {"_ZN7deep_ep9intranode8dispatchILi8ELi768ELi8192EEEvPv", true, false},
+      {"void deep_ep::internode::combine<8>(void*, int)", true, false},
+      // Custom all-reduce: vLLM and TRT-LLM.
+      {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, "
+       "vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)",
+       true, false},
+      {"void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>("
+       "tensorrt_llm::kernels::AllReduceParams)",
+       true, false},
+      // hipBLASLt/Tensile: MFMA tile (matrix cores) and a SIMT one.
+      {"Cijk_Alik_Bljk_BBS_BH_MT128x128x64_MI32x32x8x1_SN_LDSB1_AFC1_AFEM1_ISA942", false, true},
+      {"Cijk_Ailk_Bljk_SB_MT64x64x8_SN_AMAS3_BL1_GRVW4_MIAV0_MIWT1_1", false, false},
+      // Composable Kernel tile FMHA, mangled (void ck_tile::kentry<1, FmhaFwdKernel<int>>).
+      {"_ZN7ck_tile6kentryILi1ENS_13FmhaFwdKernelIiEEEEvT0_", false, true},
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+       "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+       false, false},
+  };
 }
 
 SynthTrace Generate(const ScenarioParams& p) {

@@ -11,7 +11,8 @@
 // reproduce, computed from the events as generated (after µs rounding).
 //
 // Timeline: one host thread launches everything on one compute stream (7);
-// NCCL kernels (multi_rank) use stream 13 and never overlap compute kernels,
+// NCCL kernels (multi_rank) and the communication kernels of a kernel_mix use
+// stream 13 and never overlap compute kernels,
 // so every busy union equals the summed durations. Each step is:
 //   [DataLoader __next__ of dataloader_ns] [H2D batch copy] [kernels_per_step
 //   launches, each op costs launch_cost_ns on the host] [NCCL allreduce]
@@ -43,6 +44,7 @@ enum class Scenario {
   kLaunchCadence,    // 10-20 µs kernels, launched back to back by ops every 40 µs
   kOneOffGap,        // healthy steps, one 300 ms "evaluate" host phase in step 4
   kHipBlockingCopy,  // ROCm names: hipLaunchKernel, a blocking hipMemcpyWithStream per step
+  kVendorKernels,    // kernel_mix: DeepEP / custom all-reduce + Tensile / CK names
 };
 
 // ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
@@ -50,6 +52,19 @@ std::string_view ScenarioName(Scenario s);
 Result<Scenario> ParseScenario(std::string_view name);
 // AllScenarios: every scenario in declaration order.
 std::vector<Scenario> AllScenarios();
+
+// SynthKernel: one kernel name of a mix, with the answer a correct kernel
+// taxonomy must give (set by hand from the name, not by the analysis).
+struct SynthKernel {
+  std::string name;            // as written to the trace (may be mangled)
+  bool communication = false;  // a collective / expert-parallel kernel: runs on the comm stream
+  bool matrix_core = false;    // runs on tensor cores / AMD matrix cores
+};
+
+// VendorKernelMix: the kVendorKernels mix: DeepEP dispatch/combine (mangled
+// and not), vLLM and TRT-LLM custom all-reduce, Tensile GEMMs with and without
+// an MFMA tile, CK tile FMHA (mangled), and a PyTorch elementwise kernel.
+std::vector<SynthKernel> VendorKernelMix();
 
 // ScenarioParams: every knob of the generator, all times in ns.
 struct ScenarioParams {
@@ -81,6 +96,9 @@ struct ScenarioParams {
   int64_t kernel_max_ns = 600000;
   std::string kernel_name = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64";
   int32_t grid_x = 264, block_x = 256, registers = 168, shared_mem_bytes = 98304;
+  // kernel_mix: when not empty, launch k of a step runs kernel_mix[k % size]
+  // instead of kernel_name; communication kernels go to the comm stream (13).
+  std::vector<SynthKernel> kernel_mix;
 
   // Transfers.
   int64_t h2d_bytes = 0;              // per-step batch copy (0: none)
@@ -121,6 +139,10 @@ struct GroundTruth {
   int64_t stream_sync_calls = 0, stream_sync_ns = 0;  // cudaStreamSynchronize
   int64_t dataloader_ns = 0;          // summed DataLoader time
   int64_t host_work_ns = 0;           // summed host-work annotation time
+  // kernel_mix answers: summed time of kernels marked communication /
+  // matrix_core (NCCL allreduce of multi_rank counts as communication).
+  int64_t comm_kernel_ns = 0;
+  int64_t matrix_core_kernel_ns = 0;
 };
 
 // SynthTrace: the JSON text and its ground truth.

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <unordered_set>
 
-#include "analysis/gpu_arch/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/gpu_arch/name_memo.h"
 #include "analysis/steps/tb_plugin_steps.h"
 #include "analysis/utilization/intervals.h"

@@ -7,7 +7,7 @@
 
 #include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/detector_registry.h"
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/timeline.h"
 #include "analysis/utilization/utilization.h"

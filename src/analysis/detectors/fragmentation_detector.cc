@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 
 namespace gpuwhy::analysis::detectors {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -29,6 +29,9 @@ int32_t ComputeCapabilityMajor(const model::Trace& trace, int32_t device_id) {
 
 namespace {
 
+// Kernel names in examples and notes: demangled, abbreviated to this many bytes.
+constexpr size_t kExampleNameChars = 80;
+
 double MeanOf(const model::Trace& t, model::CounterKind kind, int32_t dev) {
   double sum = 0;
   int64_t n = 0;
@@ -46,6 +49,7 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
   std::vector<Finding> out;
   const model::Trace& t = in.trace;
   const model::KernelTable& k = t.kernels;
+  KernelInfoMemo names(t);
   for (const DeviceTimeline& d : in.timeline.devices) {
     // Per-name totals inside the windows.
     std::map<StringId, int64_t> by_name;
@@ -58,18 +62,16 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
     int64_t tc_ns = 0, fp32_ns = 0, gemm_ns = 0, mem_ns = 0;
     std::vector<std::pair<int64_t, std::string>> fp32_top, mem_top;
     for (const auto& [id, ns] : by_name) {
-      std::string_view name = t.Str(id);
-      KernelFamily fam = ClassifyKernel(name);
-      bool tc = UsesTensorCores(name);
-      if (tc) tc_ns += ns;
-      if (fam == KernelFamily::kGemm || fam == KernelFamily::kConv) gemm_ns += ns;
-      if (IsFp32GemmOrConv(name)) {
+      const KernelInfo& info = names.Get(id);
+      if (info.tensor_core) tc_ns += ns;
+      if (info.kernel_class == KernelClass::kGemmConv) gemm_ns += ns;
+      if (info.Fp32WithoutTensorCores()) {
         fp32_ns += ns;
-        fp32_top.emplace_back(ns, std::string(name.substr(0, 80)));
+        fp32_top.emplace_back(ns, AbbreviateSymbol(names.Demangled(id), kExampleNameChars));
       }
-      if (IsMemoryBoundFamily(fam)) {
+      if (IsMemoryBoundClass(info.kernel_class)) {
         mem_ns += ns;
-        mem_top.emplace_back(ns, std::string(name.substr(0, 80)));
+        mem_top.emplace_back(ns, AbbreviateSymbol(names.Demangled(id), kExampleNameChars));
       }
     }
     std::sort(fp32_top.rbegin(), fp32_top.rend());
@@ -279,7 +281,8 @@ std::vector<Finding> DetectRecompilation(const DetectorInput& in) {
         if (si < 0) continue;
         ++new_names;
         ++new_per_step[static_cast<size_t>(si)];
-        if (first_new.empty()) first_new = std::string(t.Str(k.name[i]).substr(0, 80));
+        if (first_new.empty())
+          first_new = AbbreviateSymbol(Demangle(t.Str(k.name[i])), kExampleNameChars);
       }
     }
     int64_t loads = 0;

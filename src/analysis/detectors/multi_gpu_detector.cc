@@ -6,9 +6,14 @@
 #include <map>
 #include <string>
 
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 
 namespace gpuwhy::analysis::detectors {
+
+namespace {
+// Kernel names in examples and metric names: demangled, abbreviated to this many bytes.
+constexpr size_t kExampleNameChars = 60;
+}  // namespace
 
 std::vector<Finding> DetectCommunication(const DetectorInput& in) {
   std::vector<Finding> out;
@@ -35,12 +40,15 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     // Worst comm kernels by duration, with their names.
     std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name → (count, ns)
     std::vector<uint32_t> rows;
-    NameMemo is_comm(t, IsCommKernel);
+    KernelInfoMemo names(t);
     for (size_t i = 0; i < t.kernels.size(); ++i) {
       if (t.kernels.device_id[i] != d.device_id || !IsValid(t.kernels.start_ns[i])) continue;
-      std::string_view n = t.Str(t.kernels.name[i]);
-      if (!is_comm.Get(t.kernels.name[i]) || Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0) continue;
-      auto& e = by_name[std::string(n.substr(0, 60))];
+      if (names.Get(t.kernels.name[i]).kernel_class != KernelClass::kCommunication ||
+          Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0)
+        continue;
+      // Metric names stay plain text: the demangled name cut, not abbreviated.
+      std::string_view n = names.Demangled(t.kernels.name[i]);
+      auto& e = by_name[std::string(n.substr(0, kExampleNameChars))];
       ++e.first;
       e.second += t.kernels.end_ns[i] - t.kernels.start_ns[i];
       rows.push_back(static_cast<uint32_t>(i));
@@ -51,7 +59,7 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     for (size_t k = 0; k < rows.size() && k < 3; ++k) {
       uint32_t i = rows[k];
       Example ex;
-      ex.what = std::string(t.Str(t.kernels.name[i]).substr(0, 60));
+      ex.what = AbbreviateSymbol(names.Demangled(t.kernels.name[i]), kExampleNameChars);
       ex.start_ns = t.kernels.start_ns[i];
       ex.dur_ns = t.kernels.end_ns[i] - t.kernels.start_ns[i];
       int32_t si = Timeline::StepIndexAt(d, ex.start_ns);

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "analysis/detectors/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/summary/sync_api_table.h"
 
 namespace gpuwhy::analysis::detectors {
@@ -122,29 +122,11 @@ bool IsDataLoaderRange(std::string_view name) {
 }
 
 bool IsLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
-  if (IsValid(cbid)) {
-    if (kind == model::ApiKind::kRuntime) {
-      for (int32_t id : {211, 214, 505, 506, 430, 431, 269, 270, 311, 312})
-        if (id == cbid) return true;
-    } else if (kind == model::ApiKind::kDriver) {
-      for (int32_t id : {307, 442, 652, 653, 477, 514, 515})
-        if (id == cbid) return true;
-    }
-  }
-  return name.starts_with("cudaLaunchKernel") || name.starts_with("cuLaunchKernel") ||
-         name.starts_with("cudaLaunchCooperativeKernel") || name.starts_with("__cudaLaunchKernel") ||
-         name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
-         name.starts_with("hipLaunchKernel") || name.starts_with("hipExtModuleLaunchKernel") ||
-         name.starts_with("hipModuleLaunchKernel") || name.starts_with("hipGraphLaunch");
+  return IsKernelLaunchApi(name, kind, cbid);
 }
 
 bool IsGraphLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
-  if (IsValid(cbid)) {
-    if (kind == model::ApiKind::kRuntime && (cbid == 311 || cbid == 312)) return true;
-    if (kind == model::ApiKind::kDriver && (cbid == 514 || cbid == 515)) return true;
-  }
-  return name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
-         name.starts_with("hipGraphLaunch");
+  return RuntimeApiRoleOf(name, kind, cbid) == RuntimeApiRole::kGraphLaunch;
 }
 
 bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid) {

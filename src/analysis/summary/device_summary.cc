@@ -267,7 +267,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     }
   }
 
-  // Finish each device.
+  // Finish each device. Kernel names are classified and demangled once each.
+  KernelInfoMemo kernel_names(trace);
   for (DeviceAcc& a : accs) {
     DeviceSummary d;
     d.device_id = a.device_id;
@@ -342,11 +343,19 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       bucket.time_ratio = Ratio(bucket.time_ns, ks.duration.total_ns);
     }
     ks.distinct_names = static_cast<int64_t>(a.by_name.size());
+    ks.class_time_ratio.fill(kMissingF64);
     std::vector<KernelNameStats> names;
     names.reserve(a.by_name.size());
     for (const auto& [id, n] : a.by_name) {
+      const KernelInfo& info = kernel_names.Get(id);
+      ks.class_time_ns[static_cast<size_t>(info.kernel_class)] += n.total_ns;
+      if (info.tensor_core) ks.tensor_core_time_ns += n.total_ns;
       KernelNameStats s;
-      s.name = std::string(trace.Str(id));
+      s.raw_name = std::string(trace.Str(id));
+      s.name = std::string(kernel_names.Demangled(id));
+      s.kernel_class = info.kernel_class;
+      s.family = std::string(info.family);
+      s.tensor_core = info.tensor_core;
       s.count = n.count;
       s.total_ns = n.total_ns;
       s.mean_ns = static_cast<double>(n.total_ns) / static_cast<double>(n.count);
@@ -367,6 +376,11 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       }
     }
     if (names.size() > top) ks.other_time_ratio = Ratio(ks.other_total_ns, ks.duration.total_ns);
+    if (ks.duration.total_ns > 0) {
+      for (size_t c = 0; c < ks.class_time_ns.size(); ++c)
+        ks.class_time_ratio[c] = Ratio(ks.class_time_ns[c], ks.duration.total_ns);
+      ks.tensor_core_time_ratio = Ratio(ks.tensor_core_time_ns, ks.duration.total_ns);
+    }
 
     // Transfers.
     for (size_t dir = 0; dir < a.memcpy_dir.size(); ++dir) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "base/units.h"
 #include "model/enums.h"
 #include "model/import_stats.h"
@@ -78,9 +79,13 @@ struct ShortKernelBucket {
 inline constexpr std::array<int64_t, 4> kShortKernelThresholdsNs = {
     10 * kNsPerUs, 20 * kNsPerUs, 50 * kNsPerUs, 100 * kNsPerUs};
 
-// KernelNameStats: all kernels of one (demangled) name on one device.
+// KernelNameStats: all kernels of one name on one device.
 struct KernelNameStats {
-  std::string name;
+  std::string name;      // demangled (base/demangle.h); equal to raw_name when not mangled
+  std::string raw_name;  // the name as the trace spells it
+  KernelClass kernel_class = KernelClass::kOther;  // kernel taxonomy (gpu_arch/kernel_taxonomy.h)
+  std::string family;    // the taxonomy row's family id, "other" when none matched
+  bool tensor_core = false;
   int64_t count = 0;
   int64_t total_ns = 0;
   double mean_ns = kMissingF64;
@@ -98,6 +103,13 @@ struct KernelSummary {
   int64_t other_count = 0;     // kernels not in `top`
   int64_t other_total_ns = 0;
   double other_time_ratio = kMissingF64;
+  // Summed kernel time per KernelClass (index = class value) and its share
+  // of all kernel time; class_time_ratio[kOther] is the share no taxonomy
+  // row recognises. Ratios are missing when there is no kernel time.
+  std::array<int64_t, kKernelClassCount> class_time_ns{};
+  std::array<double, kKernelClassCount> class_time_ratio{};
+  int64_t tensor_core_time_ns = 0;                // kernels on tensor/matrix cores
+  double tensor_core_time_ratio = kMissingF64;
 };
 
 // TransferStats: a group of memcpy or memset events.

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cctype>
+#include <unordered_map>
 
 namespace gpuwhy::analysis {
 
@@ -43,7 +44,7 @@ constexpr int32_t kCuMemcpy3D[] = {58, 290, 407};
 constexpr int32_t kCuMemcpyPeer[] = {318, 409};
 constexpr std::span<const int32_t> kNone{};
 
-constexpr std::array<SyncApiEntry, 47> kTable = {{
+constexpr std::array<SyncApiEntry, 49> kTable = {{
     // CUDA runtime
     {"cudaDeviceSynchronize", ApiKind::kRuntime, C::kExplicitSync, kCudaDeviceSynchronize},
     {"cudaThreadSynchronize", ApiKind::kRuntime, C::kExplicitSync, kCudaThreadSynchronize},
@@ -83,6 +84,8 @@ constexpr std::array<SyncApiEntry, 47> kTable = {{
     {"hipEventSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNone},
     {"hipStreamWaitEvent", ApiKind::kRuntime, C::kGpuWait, kNone},
     {"hipMemcpy", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
+    // hipMemcpyWithStream returns after the copy, like hipMemcpy.
+    {"hipMemcpyWithStream", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpy2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpy3D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpyHtoD", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
@@ -94,8 +97,158 @@ constexpr std::array<SyncApiEntry, 47> kTable = {{
     {"hipMemcpyToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpyFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpy2DToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
+    {"hipMemcpy2DFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
     {"hipMemcpyParam2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
 }};
+
+// Runtime table: launches, async copies and memsets (cbids as above).
+using R = RuntimeApiRole;
+constexpr int32_t kCudaLaunch[] = {13};
+constexpr int32_t kCudaLaunchKernel[] = {211, 214};
+constexpr int32_t kCudaLaunchCooperativeKernel[] = {269, 270};
+constexpr int32_t kCudaLaunchCooperativeKernelMultiDevice[] = {272};
+constexpr int32_t kCudaLaunchKernelExC[] = {430, 431};
+constexpr int32_t kCudaLaunchKernelInternal[] = {505, 506};  // __cudaLaunchKernel (CUDA 13)
+constexpr int32_t kCudaGraphLaunch[] = {311, 312};
+constexpr int32_t kCuLaunchKernel[] = {307, 442};
+constexpr int32_t kCuLaunchCooperativeKernel[] = {477, 478};
+constexpr int32_t kCuLaunchCooperativeKernelMultiDevice[] = {480};
+constexpr int32_t kCuLaunchKernelEx[] = {652, 653};
+constexpr int32_t kCuGraphLaunch[] = {514, 515};
+constexpr int32_t kCudaMemcpyAsync[] = {41, 225};
+constexpr int32_t kCudaMemcpy2DAsync[] = {44, 228};
+constexpr int32_t kCudaMemcpy3DAsync[] = {145, 246};
+constexpr int32_t kCudaMemcpyPeerAsync[] = {161};
+constexpr int32_t kCudaMemset[] = {49, 233};
+constexpr int32_t kCudaMemsetAsync[] = {51, 235};
+constexpr int32_t kCuMemcpyAsync[] = {306, 418};
+constexpr int32_t kCuMemcpyHtoDAsync[] = {60, 277, 421};
+constexpr int32_t kCuMemcpyDtoHAsync[] = {62, 279, 422};
+constexpr int32_t kCuMemcpyDtoDAsync[] = {64, 281, 423};
+constexpr int32_t kCuMemsetD8Async[] = {216, 428};
+constexpr int32_t kCuMemsetD32Async[] = {220, 430};
+
+constexpr RuntimeApiEntry kRuntimeTable[] = {
+    // Kernel and graph launches.
+    {"cudaLaunchKernel", ApiKind::kRuntime, R::kLaunch, kCudaLaunchKernel},
+    {"cudaLaunchKernelExC", ApiKind::kRuntime, R::kLaunch, kCudaLaunchKernelExC},
+    {"__cudaLaunchKernel", ApiKind::kRuntime, R::kLaunch, kCudaLaunchKernelInternal},
+    {"cudaLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kCudaLaunchCooperativeKernel},
+    {"cudaLaunchCooperativeKernelMultiDevice", ApiKind::kRuntime, R::kLaunch,
+     kCudaLaunchCooperativeKernelMultiDevice},
+    {"cudaLaunch", ApiKind::kRuntime, R::kLaunch, kCudaLaunch},
+    {"cudaGraphLaunch", ApiKind::kRuntime, R::kGraphLaunch, kCudaGraphLaunch},
+    {"cuLaunchKernel", ApiKind::kDriver, R::kLaunch, kCuLaunchKernel},
+    {"cuLaunchKernelEx", ApiKind::kDriver, R::kLaunch, kCuLaunchKernelEx},
+    {"cuLaunchCooperativeKernel", ApiKind::kDriver, R::kLaunch, kCuLaunchCooperativeKernel},
+    {"cuLaunchCooperativeKernelMultiDevice", ApiKind::kDriver, R::kLaunch,
+     kCuLaunchCooperativeKernelMultiDevice},
+    {"cuGraphLaunch", ApiKind::kDriver, R::kGraphLaunch, kCuGraphLaunch},
+    {"hipLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipLaunchKernelExC", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipExtLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipExtModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipModuleLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipLaunchCooperativeKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipExtLaunchMultiKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipDrvLaunchKernelEx", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipLaunchByPtr", ApiKind::kRuntime, R::kLaunch, kNone},
+    {"hipGraphLaunch", ApiKind::kRuntime, R::kGraphLaunch, kNone},
+    // Asynchronous copies (the host returns at once for pinned memory).
+    {"cudaMemcpyAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpyAsync},
+    {"cudaMemcpy2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpy2DAsync},
+    {"cudaMemcpy3DAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpy3DAsync},
+    {"cudaMemcpyPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpyPeerAsync},
+    {"cudaMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpyToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpyFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpy3DPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cuMemcpyAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyAsync},
+    {"cuMemcpyHtoDAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyHtoDAsync},
+    {"cuMemcpyDtoHAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyDtoHAsync},
+    {"cuMemcpyDtoDAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyDtoDAsync},
+    {"cuMemcpy2DAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
+    {"cuMemcpy3DAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
+    {"cuMemcpyPeerAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
+    {"hipMemcpyAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyHtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyDtoHAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyDtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpy2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyParam2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpy3DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"hipMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    // Memsets.
+    {"cudaMemset", ApiKind::kRuntime, R::kMemset, kCudaMemset},
+    {"cudaMemsetAsync", ApiKind::kRuntime, R::kMemset, kCudaMemsetAsync},
+    {"cudaMemset2D", ApiKind::kRuntime, R::kMemset, kNone},
+    {"cudaMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNone},
+    {"cudaMemset3D", ApiKind::kRuntime, R::kMemset, kNone},
+    {"cudaMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNone},
+    {"cuMemsetD8", ApiKind::kDriver, R::kMemset, kNone},
+    {"cuMemsetD16", ApiKind::kDriver, R::kMemset, kNone},
+    {"cuMemsetD32", ApiKind::kDriver, R::kMemset, kNone},
+    {"cuMemsetD8Async", ApiKind::kDriver, R::kMemset, kCuMemsetD8Async},
+    {"cuMemsetD16Async", ApiKind::kDriver, R::kMemset, kNone},
+    {"cuMemsetD32Async", ApiKind::kDriver, R::kMemset, kCuMemsetD32Async},
+    {"hipMemset", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetAsync", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD8", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD16", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD32", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD8Async", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD16Async", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemsetD32Async", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemset2D", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemset3D", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNone},
+};
+
+RuntimeApiRole RoleOf(SyncApiClass c) {
+  switch (c) {
+    case C::kExplicitSync: return R::kExplicitSync;
+    case C::kBlockingMemcpy: return R::kBlockingCopy;
+    case C::kGpuWait: return R::kGpuWait;
+  }
+  return R::kNone;
+}
+
+// RoleIndex: both tables by (layer, cbid) and by canonical name, built once.
+struct RoleIndex {
+  static constexpr int32_t kMaxCbid = 2048;
+  std::array<RuntimeApiRole, kMaxCbid> runtime{};
+  std::array<RuntimeApiRole, kMaxCbid> driver{};
+  std::unordered_map<std::string_view, RuntimeApiRole> by_name;
+
+  void Add(std::string_view name, ApiKind kind, RuntimeApiRole role,
+           std::span<const int32_t> cbids) {
+    by_name.emplace(name, role);
+    for (int32_t id : cbids) {
+      if (id < 0 || id >= kMaxCbid) continue;
+      (kind == ApiKind::kDriver ? driver : runtime)[static_cast<size_t>(id)] = role;
+    }
+  }
+};
+
+const RoleIndex& GetRoleIndex() {
+  static const RoleIndex index = [] {
+    RoleIndex x;
+    for (const SyncApiEntry& e : kTable) x.Add(e.name, e.kind, RoleOf(e.api_class), e.cbids);
+    for (const RuntimeApiEntry& e : kRuntimeTable) x.Add(e.name, e.kind, e.role, e.cbids);
+    return x;
+  }();
+  return index;
+}
 
 // StripSuffix: `s` without a trailing `_v<digits>`, `_ptsz` or `_ptds`;
 // returns false when there is none.
@@ -125,6 +278,21 @@ std::string_view ToString(SyncApiClass c) {
 }
 
 std::span<const SyncApiEntry> SyncApiTable() { return kTable; }
+std::span<const RuntimeApiEntry> RuntimeApiTable() { return kRuntimeTable; }
+
+std::string_view ToString(RuntimeApiRole r) {
+  switch (r) {
+    case R::kExplicitSync: return "sync";
+    case R::kBlockingCopy: return "blocking_copy";
+    case R::kGpuWait: return "gpu_wait";
+    case R::kAsyncCopy: return "async_copy";
+    case R::kMemset: return "memset";
+    case R::kLaunch: return "launch";
+    case R::kGraphLaunch: return "graph_launch";
+    case R::kNone: break;
+  }
+  return "none";
+}
 
 std::string_view CanonicalApiName(std::string_view name) {
   while (StripSuffix(name)) {
@@ -148,6 +316,24 @@ const SyncApiEntry* MatchSyncApi(std::string_view name, model::ApiKind kind, int
   for (const SyncApiEntry& e : kTable)
     if (e.name == canon) return &e;
   return nullptr;
+}
+
+RuntimeApiRole RuntimeApiRoleOf(std::string_view name, model::ApiKind kind, int32_t cbid) {
+  const RoleIndex& index = GetRoleIndex();
+  if (!name.starts_with("hip") && IsValid(cbid) && cbid >= 0 && cbid < RoleIndex::kMaxCbid) {
+    const size_t id = static_cast<size_t>(cbid);
+    RuntimeApiRole r = RuntimeApiRole::kNone;
+    if (kind == ApiKind::kRuntime) r = index.runtime[id];
+    if (kind == ApiKind::kDriver) r = index.driver[id];
+    if (r != RuntimeApiRole::kNone) return r;
+  }
+  auto it = index.by_name.find(CanonicalApiName(name));
+  return it == index.by_name.end() ? RuntimeApiRole::kNone : it->second;
+}
+
+bool IsKernelLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
+  const RuntimeApiRole r = RuntimeApiRoleOf(name, kind, cbid);
+  return r == RuntimeApiRole::kLaunch || r == RuntimeApiRole::kGraphLaunch;
 }
 
 }  // namespace gpuwhy::analysis

@@ -65,23 +65,15 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   std::array<double, kKernelClassCount> cls{};
   bool occ_from_arg = false, occ_computed = false, bpsm_from_arg = false, bpsm_computed = false;
   // Name lookups are per distinct name, not per kernel.
-  std::map<StringId, std::pair<KernelClass, std::pair<bool, bool>>> name_cache;
+  KernelInfoMemo names(t);
   for (const KernelRef& kr : ks) {
     const uint32_t i = kr.row;
     const double dur = static_cast<double>(kr.end - kr.start);
     total += dur;
-    auto it = name_cache.find(k.name[i]);
-    if (it == name_cache.end()) {
-      const std::string_view nm = t.Str(k.name[i]);
-      it = name_cache
-               .emplace(k.name[i],
-                        std::make_pair(ClassifyKernel(nm),
-                                       std::make_pair(UsesTensorCores(nm), IsTritonKernel(nm))))
-               .first;
-    }
-    cls[static_cast<size_t>(it->second.first)] += dur;
-    if (it->second.second.first) tc += dur;
-    if (it->second.second.second) triton += dur;
+    const KernelInfo& info = names.Get(k.name[i]);
+    cls[static_cast<size_t>(info.kernel_class)] += dur;
+    if (info.tensor_core) tc += dur;
+    if (info.triton) triton += dur;
     if (IsValid(k.graph_id[i])) graph += dur;
 
     double bpsm = kMissingF64;

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/gpu_arch/kernel_names.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/steps/step_detector.h"
 #include "analysis/utilization/curve_classifier.h"
 #include "base/units.h"

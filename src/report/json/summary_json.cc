@@ -78,6 +78,10 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
   for (const analysis::KernelNameStats& n : k.top) {
     w.BeginObject();
     w.Field("name", n.name);
+    w.Field("raw_name", n.raw_name);
+    w.Field("class", analysis::ToString(n.kernel_class));
+    w.Field("family", n.family);
+    w.FieldBool("tensor_core", n.tensor_core);
     w.FieldInt("count", n.count);
     w.FieldInt("total_ns", n.total_ns);
     w.FieldDouble("mean_ns", n.mean_ns, kNsDecimals);
@@ -92,6 +96,13 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
   w.FieldInt("total_ns", k.other_total_ns);
   w.FieldDouble("time_ratio", k.other_time_ratio, kRatioDecimals);
   w.EndObject();
+  w.Key("class_time_ratio");
+  w.BeginObject();
+  for (int c = 0; c < analysis::kKernelClassCount; ++c)
+    w.FieldDouble(analysis::ToString(static_cast<analysis::KernelClass>(c)),
+                  k.class_time_ratio[static_cast<size_t>(c)], kRatioDecimals);
+  w.EndObject();
+  w.FieldDouble("tensor_core_time_ratio", k.tensor_core_time_ratio, kRatioDecimals);
   w.EndObject();
 }
 

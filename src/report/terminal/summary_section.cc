@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "base/demangle.h"
 #include "base/units.h"
 #include "report/terminal/sections.h"
 #include "report/terminal/text_format.h"
@@ -58,6 +59,19 @@ std::string SyncClassLabel(analysis::SyncApiClass c) {
     case analysis::SyncApiClass::kGpuWait: return "GPU-side wait (host not blocked)";
   }
   return "unknown";
+}
+
+// ShortClass: a kernel class in at most 7 columns, "+tc" on tensor/matrix cores.
+std::string ShortClass(analysis::KernelClass c, bool tensor_core) {
+  switch (c) {
+    case analysis::KernelClass::kGemmConv: return tensor_core ? "gemm+tc" : "gemm";
+    case analysis::KernelClass::kElementwise: return "elem";
+    case analysis::KernelClass::kReduction: return "reduce";
+    case analysis::KernelClass::kCopy: return "copy";
+    case analysis::KernelClass::kCommunication: return "comm";
+    case analysis::KernelClass::kOther: break;
+  }
+  return "other";
 }
 
 std::string TimeAndPct(int64_t ns, double ratio) {
@@ -156,20 +170,38 @@ void RenderKernels(const TerminalContext& ctx, const analysis::KernelSummary& ks
   Line(out, ctx, "short", "of launches: " + counts);
   Line(out, ctx, "", "of time:     " + times);
 
+  std::string classes;
+  for (int c = 0; c < analysis::kKernelClassCount; ++c) {
+    const auto cls = static_cast<analysis::KernelClass>(c);
+    const double r = ks.class_time_ratio[static_cast<size_t>(c)];
+    // Zero classes are noise, except "other": it is the share no rule knows.
+    if (cls != analysis::KernelClass::kOther && !(IsValid(r) && r > 0)) continue;
+    classes += fmt::format("{}{} {}", classes.empty() ? "" : " · ", ShortClass(cls, false),
+                           FormatPct(r));
+  }
+  Line(out, ctx, "classes", classes + " of kernel time");
+  Line(out, ctx, "",
+       "tensor/matrix cores " + FormatPct(ks.tensor_core_time_ratio) +
+           " · other = no taxonomy rule knows the name");
+
   out << '\n';
   TextTable t({{"top kernels by total time", true},
+               {"class", true},
                {"count"},
                {"total"},
                {"mean"},
                {"max"},
                {"time"}});
   for (const analysis::KernelNameStats& k : ks.top)
-    t.AddRow({k.name, FormatCount(k.count), FormatDuration(k.total_ns), FormatDurationF(k.mean_ns),
-              FormatDuration(k.max_ns), FormatPct(k.time_ratio)});
+    t.AddRow({k.name, ShortClass(k.kernel_class, k.tensor_core), FormatCount(k.count),
+              FormatDuration(k.total_ns), FormatDurationF(k.mean_ns), FormatDuration(k.max_ns),
+              FormatPct(k.time_ratio)});
   if (ks.other_count > 0)
     t.AddRow({fmt::format("({} other names)", ks.distinct_names - static_cast<int64_t>(ks.top.size())),
-              FormatCount(ks.other_count), FormatDuration(ks.other_total_ns), "", "",
+              "", FormatCount(ks.other_count), FormatDuration(ks.other_total_ns), "", "",
               FormatPct(ks.other_time_ratio)});
+  // Long demangled names lose template arguments before they lose their end.
+  t.ShrinkWith([](std::string_view s, size_t cols) { return AbbreviateSymbol(s, cols); });
   t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
 }
 

@@ -122,6 +122,9 @@ void TextTable::Render(std::ostream& out, size_t indent, size_t max_width,
     std::string s(indent, ' ');
     for (size_t c = 0; c < n; ++c) {
       std::string cell = c < cells.size() ? cells[c] : std::string();
+      if (!header && shrink_fn_ && static_cast<int>(c) == shrink_column &&
+          DisplayWidth(cell) > width[c])
+        cell = shrink_fn_(cell, width[c]);
       cell = FitWidth(cell, width[c]);
       size_t pad = width[c] - DisplayWidth(cell);
       bool left = columns_[c].left || header;

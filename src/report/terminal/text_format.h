@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -56,6 +57,11 @@ class TextTable {
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
   // AddRow: one row; missing trailing cells are empty.
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  // ShrinkWith: how cells of the shrink column are shortened to its width
+  // (text, columns) -> text of at most that many columns; FitWidth when unset.
+  void ShrinkWith(std::function<std::string(std::string_view, size_t)> fn) {
+    shrink_fn_ = std::move(fn);
+  }
   bool empty() const { return rows_.empty(); }
   // Render: write header and rows, each line prefixed by `indent` spaces.
   void Render(std::ostream& out, size_t indent, size_t max_width, int shrink_column = -1) const;
@@ -63,6 +69,7 @@ class TextTable {
  private:
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;
+  std::function<std::string(std::string_view, size_t)> shrink_fn_;
 };
 
 }  // namespace gpuwhy::report
