@@ -228,5 +228,29 @@ TEST(DiagnosisSynthetic, HipBlockingCopyIsATransferFinding) {
   EXPECT_EQ(Metric(*h2d, "h2d_pageable_ratio"), 1.0);
 }
 
+
+// One verdict on every generated scenario: the class in the WHY line never
+// contradicts the idle and kernel shares the same line states.
+TEST(DiagnosisSynthetic, ClassNeverContradictsTheIdleShare) {
+  for (synth::Scenario s : synth::AllScenarios()) {
+    Case c = Make(s);
+    ASSERT_EQ(c.traces.size(), 1u);
+    Diagnosis d = DiagnoseAll(c.traces);
+    SCOPED_TRACE(std::string(synth::ScenarioName(s)) + ": " + d.top_line);
+    ASSERT_TRUE(IsValid(d.idle_step_ratio));
+    ASSERT_TRUE(IsValid(d.kernel_step_ratio));
+    if (d.curve_shape == "HEALTHY" || d.curve_shape == "PINNED_HIGH") {
+      EXPECT_LT(d.idle_step_ratio, 0.25);
+      EXPECT_GE(d.kernel_step_ratio, 0.6);
+    }
+    if (d.curve_shape == "IDLE") {
+      EXPECT_LT(d.kernel_step_ratio, 0.2);
+    }
+    if (d.curve_shape == "JUMPS" || d.curve_shape == "WOBBLE") {
+      EXPECT_LT(d.kernel_step_ratio, 0.95);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuwhy::testing

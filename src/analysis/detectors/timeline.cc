@@ -465,6 +465,11 @@ Timeline BuildTimeline(const model::Trace& trace) {
         prev_end = w.end_ns;
         d.steps.push_back(w);
       }
+      // Time between two marked steps (host work after a step's range ended:
+      // logging, Python, a sync) is paid for too: it belongs to the step
+      // before it, so windows tile the steps' span as the class's window does.
+      for (size_t i = 0; i + 1 < d.steps.size(); ++i)
+        d.steps[i].end_ns = std::max(d.steps[i].end_ns, d.steps[i + 1].start_ns);
       d.steps_from_markers = !d.steps.empty();
     }
     if (d.steps.empty()) {

@@ -74,7 +74,8 @@ IntervalList Subtract(const IntervalList& a, const IntervalList& b);
 // Intersect: a ∩ b.
 IntervalList Intersect(const IntervalList& a, const IntervalList& b);
 
-// StepWindow: one step's device-adjusted window (tb_plugin §4.1 rules).
+// StepWindow: one step's device-adjusted window (tb_plugin §4.1 rules),
+// extended to the next step's start so the windows tile the steps' span.
 struct StepWindow {
   int32_t step = kMissingI32;  // N of ProfilerStep#N; index when synthesized
   int64_t start_ns = 0;
