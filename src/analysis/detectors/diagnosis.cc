@@ -105,12 +105,16 @@ std::string CausePhrase(const Finding& f) {
   // TB-plugin's DataLoader category counts); wall time is in the evidence.
   if (f.id == "data_loading.dataloader")
     return "DataLoader takes " + FormatPct(f.lost_step_ratio) + " of " + step;
-  if (f.id == "sync.host_sync")
-    return f.per_step_basis
-               ? std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls_per_step") + 0.5)) +
-                     " blocking syncs per step leave it idle " + FormatPct(f.lost_step_ratio)
-               : std::to_string(static_cast<int64_t>(MetricOf(f, "sync_calls"))) +
-                     " blocking syncs leave it idle " + FormatPct(f.lost_step_ratio) + " of the span";
+  if (f.id == "sync.host_sync") {
+    const int64_t n = f.per_step_basis
+                          ? static_cast<int64_t>(MetricOf(f, "sync_calls_per_step") + 0.5)
+                          : static_cast<int64_t>(MetricOf(f, "sync_calls"));
+    const std::string calls = std::to_string(n) + (n == 1 ? " blocking sync" : " blocking syncs");
+    return f.per_step_basis ? calls + " per step leave" + (n == 1 ? "s" : "") + " it idle " +
+                                  FormatPct(f.lost_step_ratio)
+                            : calls + " leave" + (n == 1 ? "s" : "") + " it idle " +
+                                  FormatPct(f.lost_step_ratio) + " of the span";
+  }
   if (f.id == "launch_bound.fragmented")
     return "it is launch-bound, " + FormatPct(MetricOf(f, "kernel_under_10us_ratio")) +
            " of kernels run under 10 µs";
