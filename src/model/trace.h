@@ -264,11 +264,11 @@ struct TraceInfo {
   // merged_inputs: one line per counter input folded into this trace
   // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
   std::vector<std::string> merged_inputs;
-  // ac2g_flow_count: Kineto flow starts ('s') of category "ac2g" (launch ->
-  // GPU op links); 0 when the trace has none (legacy "async"/"async_cpu_to_gpu"
-  // flows), missing for formats without flows. TraceLens links GPU ops only
-  // through these (--compat tracelens).
-  int64_t ac2g_flow_count = kMissingI64;
+  // ac2g_flow_ids: ids (= correlation ids) of Kineto flow starts ('s') of
+  // category "ac2g" (launch -> GPU op links), in file order; empty when the
+  // trace has none (legacy "async"/"async_cpu_to_gpu" flows, other formats).
+  // TraceLens links GPU ops only through these (--compat tracelens).
+  std::vector<int64_t> ac2g_flow_ids;
   std::string cuda_runtime_version;
   std::string cuda_driver_version;
   std::string cupti_version;

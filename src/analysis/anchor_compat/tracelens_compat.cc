@@ -28,12 +28,14 @@ bool IsRocclrCopy(std::string_view name) {
 }
 
 TraceLensTimeline Compute(const model::Trace& t, bool linked_only,
-                          const std::unordered_set<int64_t>& launches) {
+                          const std::unordered_set<int64_t>& launches,
+                          const std::unordered_set<int64_t>& graph_launches) {
   TraceLensTimeline r;
   std::vector<Interval> comp, comm, mem, all;
-  bool flows = IsValid(t.info.ac2g_flow_count) && t.info.ac2g_flow_count > 0;
+  // Linked: an ac2g flow from a runtime/driver call in the trace, or a graph
+  // launch with the same correlation id.
   auto keep = [&](int64_t corr) {
-    return !linked_only || (flows && IsValid(corr) && launches.count(corr) != 0);
+    return !linked_only || (IsValid(corr) && (launches.count(corr) != 0 || graph_launches.count(corr) != 0));
   };
   for (size_t i = 0; i < t.kernels.size(); ++i) {
     ++r.events_all;
@@ -92,16 +94,20 @@ TraceLensTimeline Compute(const model::Trace& t, bool linked_only,
 }  // namespace
 
 TraceLensResult ReproduceTraceLensTimeline(const model::Trace& trace) {
-  std::unordered_set<int64_t> launches;
-  launches.reserve(trace.api_calls.size());
-  for (size_t i = 0; i < trace.api_calls.size(); ++i)
-    if (IsValid(trace.api_calls.correlation_id[i]) &&
-        (trace.api_calls.kind[i] == model::ApiKind::kRuntime ||
-         trace.api_calls.kind[i] == model::ApiKind::kDriver))
-      launches.insert(trace.api_calls.correlation_id[i]);
+  std::unordered_set<int64_t> flows(trace.info.ac2g_flow_ids.begin(), trace.info.ac2g_flow_ids.end());
+  std::unordered_set<int64_t> launches, graph_launches;
+  for (size_t i = 0; i < trace.api_calls.size(); ++i) {
+    int64_t corr = trace.api_calls.correlation_id[i];
+    if (!IsValid(corr) || (trace.api_calls.kind[i] != model::ApiKind::kRuntime &&
+                           trace.api_calls.kind[i] != model::ApiKind::kDriver))
+      continue;
+    if (flows.count(corr) != 0) launches.insert(corr);
+    std::string_view name = trace.Str(trace.api_calls.name[i]);
+    if (name == "cudaGraphLaunch" || name == "hipGraphLaunch") graph_launches.insert(corr);
+  }
   TraceLensResult r;
-  r.linked = Compute(trace, true, launches);
-  r.all = Compute(trace, false, launches);
+  r.linked = Compute(trace, true, launches, graph_launches);
+  r.all = Compute(trace, false, launches, graph_launches);
   return r;
 }
 

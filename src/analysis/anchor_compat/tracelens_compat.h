@@ -2,9 +2,10 @@
 // TreePerfAnalyzer.get_df_gpu_timeline at AMD-AGI/TraceLens 171dd74).
 //
 // Contract: ReproduceTraceLensTimeline() is pure. GPU events are kernels,
-// memcpys and memsets. Linked only (TraceLens's default): the trace has "ac2g"
-// flows and a runtime/driver call with the event's correlation id exists (a
-// launch outside the trace, or legacy flows, leave the event unlinked).
+// memcpys and memsets. Linked only (TraceLens's default): an "ac2g" flow with
+// the event's correlation id starts at a runtime/driver call in the trace, or
+// a cudaGraphLaunch/hipGraphLaunch has that correlation id (a launch outside
+// the trace, a call without a flow, or legacy flows leave it unlinked).
 // Categories: memcpy = memcpys plus rocclr copy kernels; communication =
 // kernels named nccl/rccl/cross_device_reduce; computation = every other
 // kernel and every memset. One union per category across all streams and

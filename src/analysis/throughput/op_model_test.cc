@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "analysis/gpu_arch/gpu_peaks.h"
 
 namespace gpuwhy::analysis {

@@ -457,6 +457,7 @@ struct Args {
 struct RawEvent {
   std::string_view ph, cat, name;
   int64_t pid = kMissingI64, tid = kMissingI64;
+  int64_t id = kMissingI64;  // flow events
   std::string_view tid_str;
   int64_t ts_ns = kMissingI64, dur_ns = kMissingI64;
   bool ts_bad = false, dur_bad = false, has_args = false;
@@ -685,7 +686,6 @@ class KinetoParser {
   int64_t base_time_ns_ = kMissingI64;
   bool saw_hip_ = false, saw_cuda_ = false;
   int64_t min_ts_ns_ = std::numeric_limits<int64_t>::max();
-  int64_t ac2g_flows_ = 0;  // flow starts of category ac2g
   std::map<std::string, size_t, std::less<>> counter_index_;
   std::string counter_key_;
 };
@@ -1085,6 +1085,10 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
         if (key[0] == 'p' && key[1] == 'h') {
           handled = true;
           r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
+        } else if (key[0] == 'i' && key[1] == 'd') {
+          handled = true;  // flow id (ac2g: the correlation id)
+          std::string_view s;
+          r = IdValue(p, end, &ev->id, &s);
         } else if (key[0] == 't' && key[1] == 's') {
           handled = true;
           r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
@@ -1416,7 +1420,7 @@ void KinetoParser::Commit(RawEvent& ev) {
       CommitMetadata(ev);
       return;
     case 's':
-      if (Eq(ev.cat, "ac2g")) ++ac2g_flows_;
+      if (Eq(ev.cat, "ac2g") && IsValid(ev.id)) trace_.info.ac2g_flow_ids.push_back(ev.id);
       trace_.stats.Bump(ImportStat::flow_event);
       return;
     case 'f':
@@ -1810,7 +1814,6 @@ void KinetoParser::Finish() {
   if (bad_utf8_total_) trace_.stats.Bump(ImportStat::invalid_utf8, bad_utf8_total_);
   trace_.info.format = "kineto-json";
   trace_.info.base_time_ns = base_time_ns_;
-  trace_.info.ac2g_flow_count = ac2g_flows_;
   // Relative timestamps (Kineto since 2024) are small; absolute epoch µs are
   // past 1973 in ns. Only shift the former, so a file with both is not doubled.
   constexpr int64_t kEpochFloorNs = int64_t{100'000'000} * kNsPerS;
