@@ -70,8 +70,8 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     if (R.input_dims[i] != kEmptyString) ++out.ops_with_shapes;
   }
   if (out.ops_with_shapes == 0) {
-    out.note = ops.empty() ? "no CPU ops in the trace (no op shapes)"
-                           : "no op shapes in the trace (profile with record_shapes=True)";
+    out.note = ops.empty() ? "no op shapes: the trace has no CPU ops"
+                           : "no op shapes in the trace; profile with record_shapes=True";
     return out;
   }
 
