@@ -90,6 +90,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
   });
   // owner: top-most primary op at or above; comp: top-most composite op.
   std::vector<std::pair<uint32_t, uint32_t>> owner_of(R.size(), {kNone, kNone});  // (owner, comp)
+  std::vector<uint32_t> parent(R.size(), kNone);
   std::vector<uint32_t> stack;
   std::unordered_map<int64_t, uint32_t> by_ext;
   by_ext.reserve(ops.size());
@@ -102,7 +103,10 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
       stack.pop_back();
     }
     uint32_t owner = kNone, comp = kNone;
-    if (!stack.empty()) std::tie(owner, comp) = owner_of[stack.back()];
+    if (!stack.empty()) {
+      std::tie(owner, comp) = owner_of[stack.back()];
+      parent[row] = stack.back();
+    }
     OpRole r = role(row);
     if (owner == kNone && r == OpRole::kPrimary) owner = row;
     if (comp == kNone && r == OpRole::kComposite) comp = row;
@@ -111,14 +115,48 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     if (IsValid(R.external_id[row])) by_ext.try_emplace(R.external_id[row], row);
   }
 
+  // Fallback link for traces whose GPU ops carry the correlation id as their
+  // External id (older PyTorch): the launch call's thread and start time name
+  // the innermost CPU op around it. Built on first need.
+  std::unordered_map<int64_t, uint32_t> api_by_corr;
+  bool api_built = false;
+  auto op_around = [&](int64_t corr) -> uint32_t {
+    if (!api_built) {
+      api_built = true;
+      for (size_t i = 0; i < t.api_calls.size(); ++i)
+        if (IsValid(t.api_calls.correlation_id[i]))
+          api_by_corr.try_emplace(t.api_calls.correlation_id[i], static_cast<uint32_t>(i));
+    }
+    auto it = api_by_corr.find(corr);
+    if (it == api_by_corr.end()) return kNone;
+    const uint32_t a = it->second;
+    const int32_t pid = t.api_calls.pid[a];
+    const int64_t tid = t.api_calls.tid[a], ts = t.api_calls.start_ns[a];
+    // Last op of that thread starting at or before the call, then up its parents.
+    auto pos = std::upper_bound(ops.begin(), ops.end(), std::make_tuple(pid, tid, ts),
+                                [&](const std::tuple<int32_t, int64_t, int64_t>& k, uint32_t r) {
+                                  return k < std::make_tuple(R.pid[r], R.tid[r], R.start_ns[r]);
+                                });
+    if (pos == ops.begin()) return kNone;
+    uint32_t r = *(pos - 1);
+    if (R.pid[r] != pid || R.tid[r] != tid) return kNone;
+    while (r != kNone && R.end_ns[r] < ts) r = parent[r];
+    return r;
+  };
+
   // GPU ops -> owning instance.
   std::unordered_map<uint32_t, uint32_t> inst_of;  // owner row -> instance index
   std::vector<GpuSpan> spans;
-  auto attribute = [&](int64_t ext, int32_t device, int64_t s, int64_t e) {
-    if (!IsValid(ext) || !IsValid(s) || !IsValid(e) || e < s) return;
-    auto it = by_ext.find(ext);
-    if (it == by_ext.end()) return;
-    auto [owner, comp] = owner_of[it->second];
+  auto attribute = [&](int64_t ext, int64_t corr, int32_t device, int64_t s, int64_t e) {
+    if (!IsValid(s) || !IsValid(e) || e < s) return;
+    uint32_t op = kNone;
+    if (IsValid(ext)) {
+      auto it = by_ext.find(ext);
+      if (it != by_ext.end()) op = it->second;
+    }
+    if (op == kNone && IsValid(corr)) op = op_around(corr);
+    if (op == kNone) return;
+    auto [owner, comp] = owner_of[op];
     uint32_t row = owner != kNone ? owner : comp;
     if (row == kNone) return;
     auto [jt, fresh] = inst_of.try_emplace(row, static_cast<uint32_t>(out.instances.size()));
@@ -131,13 +169,16 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     spans.push_back({jt->second, device, s, e});
   };
   for (size_t i = 0; i < t.kernels.size(); ++i)
-    attribute(t.kernels.external_id[i], t.kernels.device_id[i], t.kernels.start_ns[i],
+    attribute(t.kernels.external_id[i], t.kernels.correlation_id[i], t.kernels.device_id[i],
+              t.kernels.start_ns[i],
               t.kernels.end_ns[i]);
   for (size_t i = 0; i < t.memcpys.size(); ++i)
-    attribute(t.memcpys.external_id[i], t.memcpys.device_id[i], t.memcpys.start_ns[i],
+    attribute(t.memcpys.external_id[i], t.memcpys.correlation_id[i], t.memcpys.device_id[i],
+              t.memcpys.start_ns[i],
               t.memcpys.end_ns[i]);
   for (size_t i = 0; i < t.memsets.size(); ++i)
-    attribute(t.memsets.external_id[i], t.memsets.device_id[i], t.memsets.start_ns[i],
+    attribute(t.memsets.external_id[i], t.memsets.correlation_id[i], t.memsets.device_id[i],
+              t.memsets.start_ns[i],
               t.memsets.end_ns[i]);
 
   // Union of each instance's spans (sorted by instance, then start).
@@ -196,6 +237,23 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     d.device_id = device;
     const model::Device* dev = t.FindDevice(device);
     if (dev != nullptr) d.device_name = std::string(t.Str(dev->name));
+    std::string name_note;
+    if (d.device_name.empty()) {
+      // A device the trace does not describe takes the model of the named
+      // devices when they all agree (a ROCm rank listing one GPU), said below.
+      std::string common;
+      bool agree = true;
+      for (const model::Device& o : t.devices) {
+        std::string_view n = t.Str(o.name);
+        if (n.empty()) continue;
+        if (common.empty()) common = std::string(n);
+        else if (common != n) agree = false;
+      }
+      if (agree && !common.empty()) {
+        d.device_name = common;
+        name_note = "GPU model from the trace's other device properties (all \"" + common + "\")";
+      }
+    }
     const GpuPeaks* peaks = FindGpuPeaks(d.device_name);
     if (peaks != nullptr) {
       d.gpu_model = peaks->model;
@@ -285,6 +343,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     }
     if (d.matrix_flops == 0 && d.note.empty())
       d.note = "no matrix op (GEMM, convolution, attention) with shapes";
+    if (!name_note.empty()) d.note = d.note.empty() ? name_note : d.note + "; " + name_note;
     if (IsValid(d.peak_tflops) && d.peak_tflops > 0 && d.matrix_flops > 0) {
       double peak = d.peak_tflops * 1e12;
       if (IsValid(d.window_ns) && d.window_ns > 0)
