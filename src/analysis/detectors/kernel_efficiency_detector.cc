@@ -64,8 +64,12 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
   std::vector<Finding> out;
   const model::Trace& t = in.trace;
   const model::KernelTable& k = t.kernels;
-  // Real throughput from op shapes (nothing when the trace has none).
-  const ThroughputResult thr = AnalyzeThroughput(t, FindSteps(t));
+  // Real throughput from op shapes; skipped (with its step search) when the
+  // trace has none, which keeps shape-less traces at their old cost.
+  const bool has_shapes =
+      std::any_of(t.ranges.input_dims.begin(), t.ranges.input_dims.end(),
+                  [](StringId s) { return s != kEmptyString; });
+  const ThroughputResult thr = has_shapes ? AnalyzeThroughput(t, FindSteps(t)) : ThroughputResult{};
   for (const DeviceTimeline& d : in.timeline.devices) {
     for (const DeviceThroughput& dt : thr.devices) {
       // Low MFU on a GEMM-heavy device: the matrix work runs far below the roof.
