@@ -24,6 +24,7 @@ void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& optio
   out.summary = SummarizeDevices(trace, options.summary);
   if (options.compat.tbplugin) out.tbplugin = ReproduceTbPlugin(trace);
   if (options.compat.hta) out.hta = ReproduceHta(trace);
+  if (options.compat.tracelens) out.tracelens = ReproduceTraceLensTimeline(trace);
   if (options.compat.nsys) out.nsys = nsys_compat::ComputeNsysCompat(trace);
 }
 

@@ -22,6 +22,7 @@
 
 #include "analysis/anchor_compat/hta_compat.h"
 #include "analysis/anchor_compat/tb_plugin_compat.h"
+#include "analysis/anchor_compat/tracelens_compat.h"
 #include "analysis/nsys_compat/nsys_compat.h"
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/summary/device_summary.h"
@@ -36,11 +37,12 @@ struct AnalysisOptions {
   SummaryOptions summary;
   UtilizationOptions utilization;
   detectors::DiagnosisOptions diagnosis;  // --scenario (src/analysis/detectors)
-  // compat: anchor-tool reproductions to compute (`--compat tbplugin|hta|nsys`).
+  // compat: anchor-tool reproductions to compute (`--compat tbplugin|hta|nsys|tracelens`).
   struct Compat {
     bool tbplugin = false;
     bool hta = false;
     bool nsys = false;
+    bool tracelens = false;
   } compat;
 };
 
@@ -65,6 +67,7 @@ struct TraceAnalysis {
   UtilizationResult utilization;  // surface vs real, curve class (src/analysis/utilization)
   std::optional<TbPluginResult> tbplugin;  // --compat tbplugin (src/analysis/anchor_compat)
   std::optional<HtaResult> hta;            // --compat hta (src/analysis/anchor_compat)
+  std::optional<TraceLensResult> tracelens;  // --compat tracelens (src/analysis/anchor_compat)
   std::optional<nsys_compat::NsysCompatReport> nsys;  // --compat nsys (src/analysis/nsys_compat)
   // Sections of other components are added here, one member each.
 };

@@ -46,6 +46,7 @@ analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
     if (c == "tbplugin") a.compat.tbplugin = true;
     if (c == "hta") a.compat.hta = true;
     if (c == "nsys") a.compat.nsys = true;
+    if (c == "tracelens") a.compat.tracelens = true;
   }
   return a;
 }
@@ -86,8 +87,9 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::Range(0, 100000));
   app.add_option("-o,--output", output_path, "write the report to FILE instead of stdout");
   app.add_option("--compat", options.compat,
-                 "also reproduce an anchor tool's figures: tbplugin, hta, nsys (repeatable)")
-      ->check(CLI::IsMember({"tbplugin", "hta", "nsys"}))
+                 "also reproduce an anchor tool's figures: tbplugin, hta, nsys, tracelens "
+                 "(repeatable)")
+      ->check(CLI::IsMember({"tbplugin", "hta", "nsys", "tracelens"}))
       ->delimiter(',')
       ->allow_extra_args(false);  // one token per --compat: a following FILE is not swallowed
   app.add_flag("--ascii", options.ascii, "ASCII sparklines instead of block characters");

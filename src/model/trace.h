@@ -120,6 +120,11 @@ GPUWHY_DEFINE_TABLE(SyncTable, SyncRow, GPUWHY_SYNC_COLUMNS)
 // Ranges: CPU ops, user annotations (ProfilerStep#N), NVTX ranges, python
 // functions, GPU-projected annotations. step is N for "ProfilerStep#N" (or an
 // NVTX step marker), otherwise missing. device/stream are set for GPU ranges.
+// input_dims / input_types / input_strides / concrete_inputs: the op's recorded
+// shapes (PyTorch `record_shapes=True`), kept verbatim as interned JSON text
+// (e.g. "[[141, 512], [512, 512]]", "[\"c10::BFloat16\", \"float\"]");
+// kEmptyString when the source has none. Importers only copy the text; parsing
+// shapes into FLOPs and bytes is analysis (src/analysis/throughput).
 #define GPUWHY_RANGE_COLUMNS(C)                        \
   C(int32_t, pid, kMissingI32)                         \
   C(int64_t, tid, kMissingI64)                         \
@@ -131,7 +136,11 @@ GPUWHY_DEFINE_TABLE(SyncTable, SyncRow, GPUWHY_SYNC_COLUMNS)
   C(int32_t, step, kMissingI32)                        \
   C(StringId, domain, kEmptyString)                    \
   C(int32_t, device_id, kMissingI32)                   \
-  C(int64_t, stream_id, kMissingI64)
+  C(int64_t, stream_id, kMissingI64)                   \
+  C(StringId, input_dims, kEmptyString)                \
+  C(StringId, input_types, kEmptyString)               \
+  C(StringId, input_strides, kEmptyString)             \
+  C(StringId, concrete_inputs, kEmptyString)
 GPUWHY_DEFINE_TABLE(RangeTable, RangeRow, GPUWHY_RANGE_COLUMNS)
 
 // Instant markers (NVTX marks, instant events).
@@ -255,6 +264,11 @@ struct TraceInfo {
   // merged_inputs: one line per counter input folded into this trace
   // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
   std::vector<std::string> merged_inputs;
+  // ac2g_flow_ids: ids (= correlation ids) of Kineto flow starts ('s') of
+  // category "ac2g" (launch -> GPU op links), in file order; empty when the
+  // trace has none (legacy "async"/"async_cpu_to_gpu" flows, other formats).
+  // TraceLens links GPU ops only through these (--compat tracelens).
+  std::vector<int64_t> ac2g_flow_ids;
   std::string cuda_runtime_version;
   std::string cuda_driver_version;
   std::string cupti_version;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/throughput/throughput.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -43,6 +45,22 @@ double MeanOf(const model::Trace& t, model::CounterKind kind, int32_t dev) {
   return n > 0 ? sum / static_cast<double>(n) : kMissingF64;
 }
 
+// GemmShapeIssue: why a GEMM's shape wastes the tensor cores ("" when none
+// stands out): fp32 operands, a dimension that is not a multiple of 8, a tiny N.
+std::string GemmShapeIssue(const OpAggregate& op) {
+  if (op.precision == Precision::kFp32) return "fp32 operands (bf16/fp16 where it was meant?)";
+  auto dim = [&](const char* key) -> int64_t {
+    size_t p = op.params.find(key);
+    if (p == std::string::npos) return -1;
+    return std::atoll(op.params.c_str() + p + 2);
+  };
+  int64_t m = dim("M="), n = dim("N="), kk = dim("K=");
+  if ((n > 0 && n < 64) || (m > 0 && m < 64)) return "a tiny M or N (under 64)";
+  if ((m > 0 && m % 8) || (n > 0 && n % 8) || (kk > 0 && kk % 8))
+    return "a dimension that is not a multiple of 8 (unaligned for tensor cores)";
+  return "";
+}
+
 }  // namespace
 
 std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
@@ -50,7 +68,51 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
   const model::Trace& t = in.trace;
   const model::KernelTable& k = t.kernels;
   KernelInfoMemo names(t);
+  // Real throughput from op shapes; skipped (with its step search) when the
+  // trace has none, which keeps shape-less traces at their old cost.
+  const bool has_shapes =
+      std::any_of(t.ranges.input_dims.begin(), t.ranges.input_dims.end(),
+                  [](StringId s) { return s != kEmptyString; });
+  const ThroughputResult thr = has_shapes ? AnalyzeThroughput(t, FindSteps(t)) : ThroughputResult{};
   for (const DeviceTimeline& d : in.timeline.devices) {
+    for (const DeviceThroughput& dt : thr.devices) {
+      // Low MFU on a GEMM-heavy device: the matrix work runs far below the roof.
+      if (dt.device_id != d.device_id || !IsValid(dt.busy_mfu_ratio)) continue;
+      if (!IsValid(dt.matrix_share) || dt.matrix_share < 0.5 || dt.busy_mfu_ratio >= 0.3) continue;
+      Finding f;
+      f.id = "kernel_efficiency.low_mfu";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.device_id = d.device_id;
+      f.title = "GEMM-heavy work runs far below the GPU's peak (low MFU)";
+      SetLoss(f, d, 0);
+      f.lost_per_step_ns = kMissingI64;
+      f.lost_step_ratio = kMissingF64;
+      f.severity = Severity::kMedium;
+      f.summary = "Busy-time MFU " + FormatPct(dt.busy_mfu_ratio) + " (MFU " +
+                  FormatPct(dt.mfu_ratio) + " of the " + dt.window + ") against the " +
+                  dt.gpu_model + " " + std::string(ToString(dt.dominant_precision)) +
+                  " peak, with matrix ops " + FormatPct(dt.matrix_share) + " of op GPU time.";
+      AddMetric(f, "busy_mfu_ratio", dt.busy_mfu_ratio, "ratio", "matrix FLOPs / (busy time x peak)");
+      AddMetric(f, "mfu_ratio", dt.mfu_ratio, "ratio", "matrix FLOPs / (window x peak)");
+      AddMetric(f, "matrix_share", dt.matrix_share, "ratio", "matrix ops' share of op GPU time");
+      for (const OpAggregate& op : dt.top_ops) {
+        if (op.op_class != OpClass::kGemm || !IsValid(op.roof.compute_roof_ratio)) continue;
+        if (op.roof.bound != "compute" || op.roof.compute_roof_ratio >= 0.3) continue;
+        std::string issue = GemmShapeIssue(op);
+        f.notes.push_back(op.name + " " + op.params + " (" + std::string(ToString(op.precision)) +
+                          ", x" + std::to_string(op.count) + ") reaches " +
+                          FormatPct(op.roof.compute_roof_ratio) + " of its compute roof" +
+                          (issue.empty() ? std::string() : ": " + issue));
+        if (f.notes.size() >= 3) break;
+      }
+      f.recommendations.push_back(
+          {FixKind::kKernelTuning,
+           "Make the GEMMs tensor-core friendly: bf16/fp16 (or fp8) operands, dimensions that are "
+           "multiples of 8 (64 or 128 is better), larger batches so M and N are not tiny; then "
+           "profile the worst shapes with Nsight Compute."});
+      out.push_back(std::move(f));
+    }
     // Per-name totals inside the windows.
     std::map<StringId, int64_t> by_name;
     for (size_t i = 0; i < k.size(); ++i) {

@@ -570,6 +570,7 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
     Classify(t, du, out.steps, primary, nvml, active, user, user_label);
     out.devices.push_back(std::move(du));
   }
+  out.throughput = AnalyzeThroughput(t, out.steps);
   return out;
 }
 

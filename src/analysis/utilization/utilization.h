@@ -25,6 +25,7 @@
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/steps/step_detector.h"
+#include "analysis/throughput/throughput.h"
 #include "analysis/utilization/curve_classifier.h"
 #include "base/units.h"
 #include "model/trace.h"
@@ -124,6 +125,9 @@ struct DeviceUtilization {
 struct UtilizationResult {
   StepResult steps;
   std::vector<DeviceUtilization> devices;
+  // throughput: FLOPs/bytes per op, roofline, MFU over the same steps
+  // (src/analysis/throughput; the "real throughput" line of the block).
+  ThroughputResult throughput;
 };
 
 // AnalyzeUtilization: see the file comment.

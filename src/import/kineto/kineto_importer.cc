@@ -450,11 +450,14 @@ struct Args {
   bool has_collective = false;
   uint32_t bad_type = 0;
   std::string_view sync_kind, coll_name, dtype, pg_name, pg_desc, pg_ranks, meta_name, labels;
+  // Raw JSON text of the recorded-shape args (record_shapes=True), kept verbatim.
+  std::string_view input_dims, input_types, input_strides, concrete_inputs;
 };
 
 struct RawEvent {
   std::string_view ph, cat, name;
   int64_t pid = kMissingI64, tid = kMissingI64;
+  int64_t id = kMissingI64;  // flow events
   std::string_view tid_str;
   int64_t ts_ns = kMissingI64, dur_ns = kMissingI64;
   bool ts_bad = false, dur_bad = false, has_args = false;
@@ -648,6 +651,13 @@ class KinetoParser {
   Lex ArgInt(const char*& p, const char* end, int64_t* out, Args* a);
   Lex ArgFloat(const char*& p, const char* end, float* out, bool* inf, Args* a);
   Lex ArgStr(const char*& p, const char* end, std::string_view* out, Args* a);
+  // ArgRaw: skip one JSON value and keep its raw text (views the buffer).
+  Lex ArgRaw(const char*& p, const char* end, std::string_view* out) {
+    const char* s = p;
+    Lex r = lex_.Skip(p, end, 2);
+    if (r == Lex::kOk) *out = std::string_view(s, static_cast<size_t>(p - s));
+    return r;
+  }
   Lex ArgTriple(const char*& p, const char* end, int32_t* out, Args* a);
   Lex IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str);
   Lex TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad);
@@ -1075,6 +1085,10 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
         if (key[0] == 'p' && key[1] == 'h') {
           handled = true;
           r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
+        } else if (key[0] == 'i' && key[1] == 'd') {
+          handled = true;  // flow id (ac2g: the correlation id)
+          std::string_view s;
+          r = IdValue(p, end, &ev->id, &s);
         } else if (key[0] == 't' && key[1] == 's') {
           handled = true;
           r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
@@ -1285,7 +1299,9 @@ Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
         else handled = false;
         break;
       case 10:
-        if (Eq(k, "fromDevice")) r = ArgInt(p, end, &a->from_device, a);
+        if (Eq(k, "Input Dims")) r = ArgRaw(p, end, &a->input_dims);
+        else if (Eq(k, "Input type")) r = ArgRaw(p, end, &a->input_types);
+        else if (Eq(k, "fromDevice")) r = ArgInt(p, end, &a->from_device, a);
         else if (Eq(k, "Group size")) {
           r = ArgInt(p, end, &a->group_size, a);
           a->has_collective = true;
@@ -1303,6 +1319,7 @@ Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
       case 13:
         if (Eq(k, "shared memory")) r = ArgInt(p, end, &a->smem, a);
         else if (Eq(k, "blocks per SM")) r = ArgFloat(p, end, &a->blocks_per_sm, &a->inf_occupancy, a);
+        else if (Eq(k, "Input Strides")) r = ArgRaw(p, end, &a->input_strides);
         else if (Eq(k, "In msg nelems")) {
           r = ArgInt(p, end, &a->in_nelems, a);
           a->has_collective = true;
@@ -1317,7 +1334,9 @@ Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
         } else handled = false;
         break;
       case 15:
-        if (Eq(k, "Collective name")) {
+        if (Eq(k, "Concrete Inputs")) {
+          r = ArgRaw(p, end, &a->concrete_inputs);
+        } else if (Eq(k, "Collective name")) {
           r = ArgStr(p, end, &a->coll_name, a);
           a->has_collective = true;
         } else handled = false;
@@ -1401,6 +1420,9 @@ void KinetoParser::Commit(RawEvent& ev) {
       CommitMetadata(ev);
       return;
     case 's':
+      if (Eq(ev.cat, "ac2g") && IsValid(ev.id)) trace_.info.ac2g_flow_ids.push_back(ev.id);
+      trace_.stats.Bump(ImportStat::flow_event);
+      return;
     case 'f':
     case 't':
       trace_.stats.Bump(ImportStat::flow_event);
@@ -1425,6 +1447,14 @@ void KinetoParser::AddRange(const RawEvent& ev, RangeKind kind, int32_t step) {
   r.kind = kind;
   r.external_id = ev.args.external_id;
   r.step = step;
+  if (kind == RangeKind::kCpuOp) {
+    // Shapes are copied verbatim; the analysis parses them (FLOPs, bytes).
+    const Args& a = ev.args;
+    if (!a.input_dims.empty()) r.input_dims = trace_.strings.Intern(a.input_dims);
+    if (!a.input_types.empty()) r.input_types = trace_.strings.Intern(a.input_types);
+    if (!a.input_strides.empty()) r.input_strides = trace_.strings.Intern(a.input_strides);
+    if (!a.concrete_inputs.empty()) r.concrete_inputs = trace_.strings.Intern(a.concrete_inputs);
+  }
   if (kind == RangeKind::kGpuUserAnnotation) {
     r.device_id = ToI32(IsValid(ev.args.device) ? ev.args.device : ev.pid);
     r.stream_id = IsValid(ev.args.stream) ? ev.args.stream

@@ -48,6 +48,85 @@ void WriteVerdict(JsonWriter& w, std::string_view key, const analysis::CurveVerd
 
 }  // namespace
 
+namespace {
+
+void WriteRoof(JsonWriter& w, const analysis::Roofline& r) {
+  w.FieldDouble("achieved_tflops", r.achieved_tflops, 3);
+  w.FieldDouble("achieved_gbps", r.achieved_gbps, 3);
+  w.FieldDouble("intensity_flops_per_byte", r.intensity, 3);
+  w.FieldDouble("compute_roof_ratio", r.compute_roof_ratio, 4);
+  w.FieldDouble("bandwidth_roof_ratio", r.bandwidth_roof_ratio, 4);
+  w.FieldDouble("ridge_flops_per_byte", r.ridge, 3);
+  w.Key("bound");
+  w.StringOrNull(r.bound);
+}
+
+void WriteAggregate(JsonWriter& w, const analysis::OpAggregate& a, bool unique_op) {
+  w.BeginObject();
+  w.Field("name", a.name);
+  if (unique_op) {
+    w.Field("input_dims", a.input_dims);
+    w.Field("input_types", a.input_types);
+    w.Field("params", a.params);
+    w.Field("op_class", analysis::ToString(a.op_class));
+    w.Field("precision", analysis::ToString(a.precision));
+  }
+  w.FieldInt("count", a.count);
+  w.FieldDouble("flops", a.flops, 0);
+  w.FieldDouble("bytes", a.bytes, 0);
+  w.FieldInt("gpu_time_ns", a.gpu_time_ns);
+  WriteRoof(w, a.roof);
+  w.EndObject();
+}
+
+// WriteThroughput: "throughput" of one device (null figures with a note when
+// the trace has no shapes or the GPU has no peak row).
+void WriteThroughput(JsonWriter& w, const analysis::ThroughputResult& tr, int32_t device_id) {
+  const analysis::DeviceThroughput* d = nullptr;
+  for (const auto& x : tr.devices)
+    if (x.device_id == device_id) d = &x;
+  w.Key("throughput");
+  w.BeginObject();
+  w.FieldInt("ops_with_shapes", tr.ops_with_shapes);
+  if (d == nullptr) {
+    w.Field("note", tr.note.empty() ? "no GPU op linked to an op with shapes" : tr.note);
+    w.EndObject();
+    return;
+  }
+  w.Key("note");
+  w.StringOrNull(d->note);
+  w.Key("gpu_model");
+  w.StringOrNull(d->gpu_model);
+  w.Key("peak_source");
+  w.StringOrNull(d->peak_source);
+  w.Field("dominant_precision", analysis::ToString(d->dominant_precision));
+  w.FieldDouble("peak_tflops", d->peak_tflops, 2);
+  w.FieldDouble("mem_bw_gbps", d->mem_bw_gbps, 1);
+  w.FieldInt("modelled_ops", d->modelled_ops);
+  w.FieldInt("op_gpu_time_ns", d->op_gpu_time_ns);
+  w.FieldInt("modelled_gpu_time_ns", d->modelled_gpu_time_ns);
+  w.FieldDouble("matrix_flops", d->matrix_flops, 0);
+  w.Key("window");
+  w.StringOrNull(d->window);
+  w.FieldInt("window_ns", d->window_ns);
+  w.FieldInt("busy_ns", d->busy_ns);
+  w.FieldDouble("mfu_ratio", d->mfu_ratio, 4);
+  w.FieldDouble("busy_mfu_ratio", d->busy_mfu_ratio, 4);
+  w.FieldDouble("matrix_share", d->matrix_share, 4);
+  w.FieldDouble("achieved_tflops", d->achieved_tflops, 3);
+  w.Key("classes");
+  w.BeginArray();
+  for (const auto& c : d->classes) WriteAggregate(w, c, false);
+  w.EndArray();
+  w.Key("top_ops");
+  w.BeginArray();
+  for (const auto& o : d->top_ops) WriteAggregate(w, o, true);
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
 void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSummary& device,
                                 JsonWriter& w) {
   const analysis::DeviceUtilization* d = nullptr;
@@ -117,6 +196,7 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
     w.EndObject();
   }
   w.EndArray();
+  WriteThroughput(w, ctx.trace.utilization.throughput, d->device_id);
   WriteVerdict(w, "curve", d->verdict);
   w.Key("curve_window");
   w.StringOrNull(d->verdict_window);
@@ -173,7 +253,7 @@ void WriteStepsJson(const JsonContext& ctx, JsonWriter& w) {
 }
 
 void WriteCompatJson(const JsonContext& ctx, JsonWriter& w) {
-  if (!ctx.trace.tbplugin && !ctx.trace.hta) return;
+  if (!ctx.trace.tbplugin && !ctx.trace.hta && !ctx.trace.tracelens) return;
   w.Key("compat");
   w.BeginObject();
   if (ctx.trace.tbplugin) {
@@ -244,6 +324,31 @@ void WriteCompatJson(const JsonContext& ctx, JsonWriter& w) {
       w.EndObject();
     }
     w.EndArray();
+    w.EndObject();
+  }
+  if (ctx.trace.tracelens) {
+    w.Key("tracelens");
+    w.BeginObject();
+    auto timeline = [&](std::string_view key, const analysis::TraceLensTimeline& t) {
+      w.Key(key);
+      w.BeginObject();
+      w.FieldBool("ok", t.ok);
+      w.Key("error");
+      w.StringOrNull(t.error);
+      w.FieldInt("events_used", t.events_used);
+      w.FieldInt("events_all", t.events_all);
+      w.FieldDouble("total_us", t.total_us, 3);
+      w.FieldDouble("computation_us", t.computation_us, 3);
+      w.FieldDouble("exposed_comm_us", t.exposed_comm_us, 3);
+      w.FieldDouble("exposed_memcpy_us", t.exposed_memcpy_us, 3);
+      w.FieldDouble("busy_us", t.busy_us, 3);
+      w.FieldDouble("idle_us", t.idle_us, 3);
+      w.FieldDouble("total_comm_us", t.total_comm_us, 3);
+      w.FieldDouble("total_memcpy_us", t.total_memcpy_us, 3);
+      w.EndObject();
+    };
+    timeline("linked", ctx.trace.tracelens->linked);
+    timeline("all", ctx.trace.tracelens->all);
     w.EndObject();
   }
   w.EndObject();

@@ -82,6 +82,27 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
       t.Render(out, kIndent + 2, width, 0);
     }
   }
+  if (ctx.trace.tracelens) {
+    out << '\n';
+    Line(ctx, out, "compat tracelens: TraceLens GPU timeline (its definitions)");
+    auto line = [&](const char* label, const analysis::TraceLensTimeline& t) {
+      if (!t.ok) {
+        Line(ctx, out, std::string("  ") + label + ": " + t.error + " (" +
+                           std::to_string(t.events_all) + " GPU events, none kept)");
+        return;
+      }
+      auto ms = [](double us) { return F2(us / 1e3); };
+      auto pct = [&](double us) { return F2(t.total_us > 0 ? us / t.total_us * 100 : kMissingF64); };
+      Line(ctx, out, std::string("  ") + label + " (" + std::to_string(t.events_used) + "/" +
+                         std::to_string(t.events_all) + " GPU events): total " + ms(t.total_us) +
+                         " ms, computation " + pct(t.computation_us) + " %, exposed comm " +
+                         pct(t.exposed_comm_us) + " %, exposed memcpy " +
+                         pct(t.exposed_memcpy_us) + " %, busy " + pct(t.busy_us) + " %, idle " +
+                         pct(t.idle_us) + " %");
+    };
+    line("linked kernels (default)", ctx.trace.tracelens->linked);
+    line("all GPU events (--unlinked)", ctx.trace.tracelens->all);
+  }
 }
 
 }  // namespace gpuwhy::report

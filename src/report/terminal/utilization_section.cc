@@ -52,6 +52,46 @@ std::string Pct(double ratio) { return IsValid(ratio) ? FormatPct(ratio) : std::
 
 std::string PeriodText(int64_t ns) { return IsValid(ns) ? FormatDuration(ns) : std::string(kNa); }
 
+std::string Tflops(double v) { return IsValid(v) ? Fixed(v, v < 10 ? 2 : 1) : std::string(kNa); }
+
+// RenderThroughput: the real-throughput lines (MFU, busy-time MFU, top op).
+void RenderThroughput(const TerminalContext& ctx, int32_t device_id, std::ostream& out) {
+  const analysis::ThroughputResult& tr = ctx.trace.utilization.throughput;
+  const analysis::DeviceThroughput* d = nullptr;
+  for (const auto& x : tr.devices)
+    if (x.device_id == device_id) d = &x;
+  if (d == nullptr) {
+    Wrapped(ctx, out, "  real throughput  n/a (" +
+                          (tr.note.empty() ? std::string("no GPU op linked to an op with shapes")
+                                           : tr.note) + ")");
+    return;
+  }
+  std::string line = "  real throughput  MFU " + Pct(d->mfu_ratio) + " of " +
+                     (d->window.empty() ? std::string("window") : d->window) + ", " +
+                     Pct(d->busy_mfu_ratio) + " of busy time";
+  if (!d->gpu_model.empty() && IsValid(d->peak_tflops))
+    line += "   (" + d->gpu_model + " " + std::string(analysis::ToString(d->dominant_precision)) +
+            " peak " + Tflops(d->peak_tflops) + " TFLOP/s)";
+  Wrapped(ctx, out, line);
+  std::string detail = "    modelled ops " + Tflops(d->achieved_tflops) +
+                       " TFLOP/s over busy time; matrix ops " + Pct(d->matrix_share) +
+                       " of op GPU time";
+  if (!d->note.empty()) detail += "; " + d->note;
+  Wrapped(ctx, out, detail);
+  for (const analysis::OpAggregate& op : d->top_ops) {
+    if (!analysis::IsMatrixClass(op.op_class) || !IsValid(op.roof.achieved_tflops)) continue;
+    std::string top = "    top matrix op " + op.name + " " + op.params + " (" +
+                      std::string(analysis::ToString(op.precision)) + ", x" +
+                      std::to_string(op.count) + "): " + Tflops(op.roof.achieved_tflops) +
+                      " TFLOP/s";
+    if (IsValid(op.roof.compute_roof_ratio))
+      top += ", " + Pct(op.roof.compute_roof_ratio) + " of compute roof";
+    if (!op.roof.bound.empty()) top += ", " + op.roof.bound + "-bound";
+    Wrapped(ctx, out, top);
+    break;
+  }
+}
+
 }  // namespace
 
 void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceSummary& device,
@@ -83,6 +123,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
        "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
            Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
            Pct(d->tensor_core_share.value) + " of kernel time");
+  if (device.has_events) RenderThroughput(ctx, device.device_id, out);
   if (d->kernel_time_ns > 0) {
     std::string cls = "  kernel time:";
     for (int c = 0; c < analysis::kKernelClassCount; ++c) {

@@ -1,0 +1,96 @@
+#include "analysis/throughput/throughput.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gpuwhy::analysis {
+namespace {
+
+// One ProfilerStep of 10 ms with an aten::linear -> aten::mm (4096^3, bf16)
+// whose kernel runs 1 ms on an H100 SXM: known MFU and busy-time MFU.
+model::Trace MmTrace(const char* device_name) {
+  model::Trace t;
+  model::Device& d = t.GetOrAddDevice(0);
+  d.name = t.strings.Intern(device_name);
+  model::RangeRow step;
+  step.pid = 1;
+  step.tid = 1;
+  step.start_ns = 0;
+  step.end_ns = 10 * kNsPerMs;
+  step.name = t.strings.Intern("ProfilerStep#1");
+  step.kind = model::RangeKind::kUserAnnotation;
+  step.step = 1;
+  t.ranges.Append(step);
+  model::RangeRow lin;
+  lin.pid = 1;
+  lin.tid = 1;
+  lin.start_ns = 1000;
+  lin.end_ns = 60000;
+  lin.name = t.strings.Intern("aten::linear");
+  lin.kind = model::RangeKind::kCpuOp;
+  lin.external_id = 7;
+  lin.input_dims = t.strings.Intern("[[4096, 4096], [4096, 4096], []]");
+  lin.input_types = t.strings.Intern(R"(["c10::BFloat16", "c10::BFloat16", ""])");
+  t.ranges.Append(lin);
+  model::RangeRow mm = lin;
+  mm.start_ns = 2000;
+  mm.end_ns = 50000;
+  mm.name = t.strings.Intern("aten::mm");
+  mm.external_id = 8;
+  mm.input_dims = t.strings.Intern("[[4096, 4096], [4096, 4096]]");
+  mm.input_types = t.strings.Intern(R"(["c10::BFloat16", "c10::BFloat16"])");
+  t.ranges.Append(mm);
+  model::KernelRow k;
+  k.device_id = 0;
+  k.stream_id = 7;
+  k.start_ns = 100000;
+  k.end_ns = 100000 + kNsPerMs;
+  k.external_id = 8;
+  k.correlation_id = 1;
+  k.name = t.strings.Intern("sm90_xmma_gemm_bf16bf16_bf16f32");
+  t.kernels.Append(k);
+  t.Finalize();
+  return t;
+}
+
+TEST(Throughput, MfuKnownAnswer) {
+  model::Trace t = MmTrace("NVIDIA H100 80GB HBM3");
+  StepResult steps = FindSteps(t);
+  ThroughputResult r = AnalyzeThroughput(t, steps);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceThroughput& d = r.devices[0];
+  EXPECT_EQ(d.gpu_model, "H100 SXM");
+  EXPECT_EQ(d.dominant_precision, Precision::kBf16);
+  double flops = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_DOUBLE_EQ(d.matrix_flops, flops);  // the mm, not the linear around it
+  EXPECT_EQ(d.window, "marked steps");
+  EXPECT_EQ(d.busy_ns, kNsPerMs);
+  EXPECT_NEAR(d.mfu_ratio, flops / (10e-3 * 989.4e12), 1e-12);
+  EXPECT_NEAR(d.busy_mfu_ratio, flops / (1e-3 * 989.4e12), 1e-12);
+  ASSERT_EQ(r.instances.size(), 1u);
+  EXPECT_EQ(t.Str(t.ranges.name[r.instances[0].range_row]), "aten::mm");
+  ASSERT_FALSE(d.top_ops.empty());
+  EXPECT_EQ(d.top_ops[0].roof.bound, "compute");
+  EXPECT_NEAR(d.top_ops[0].roof.achieved_tflops, flops / 1e-3 / 1e12, 1e-9);
+}
+
+TEST(Throughput, UnknownGpuGivesNoRatiosAndSaysWhy) {
+  model::Trace t = MmTrace("Mystery Accelerator 9000");
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_TRUE(std::isnan(r.devices[0].mfu_ratio));
+  EXPECT_TRUE(std::isnan(r.devices[0].busy_mfu_ratio));
+  EXPECT_NE(r.devices[0].note.find("not in the peak table"), std::string::npos);
+}
+
+TEST(Throughput, NoShapesSaysSo) {
+  model::Trace t = MmTrace("NVIDIA H100 80GB HBM3");
+  for (auto& v : t.ranges.input_dims) v = kEmptyString;
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  EXPECT_TRUE(r.devices.empty());
+  EXPECT_NE(r.note.find("record_shapes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy::analysis
