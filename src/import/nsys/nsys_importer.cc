@@ -1027,14 +1027,18 @@ Status Reader::GenericEvents() {
       if (field.value().get(val)) { bad = true; break; }
       double v = kMissingF64;
       std::string_view text;
-      if (val.type() == simdjson::ondemand::json_type::string) {
+      // Error codes, not the throwing conversion: a damaged value must not
+      // throw out of the importer (found by the fuzzer).
+      simdjson::ondemand::json_type vt;
+      if (val.type().get(vt)) { bad = true; break; }
+      if (vt == simdjson::ondemand::json_type::string) {
         if (!val.get_string().get(text)) {
           std::string tmp(text);
           char* endp = nullptr;
           v = std::strtod(tmp.c_str(), &endp);
           if (endp == tmp.c_str()) v = kMissingF64;
         }
-      } else if (val.type() == simdjson::ondemand::json_type::number) {
+      } else if (vt == simdjson::ondemand::json_type::number) {
         if (val.get_double().get(v)) v = kMissingF64;
       }
       if (!IsValid(v)) t_.stats.Bump(ImportStat::non_numeric_value);

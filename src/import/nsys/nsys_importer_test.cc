@@ -402,6 +402,19 @@ TEST_F(NsysImporterTest, ImageImportMatchesTheFileImport) {
   EXPECT_FALSE(ReadNsysSqliteImage("", "memory:empty", empty).ok());
 }
 
+// A GENERIC_EVENTS value whose JSON type cannot be read (a fuzzer find, kept
+// as a corpus seed) is a malformed event, never an exception out of the importer.
+TEST_F(NsysImporterTest, DamagedGenericEventValueIsCountedNotThrown) {
+  const std::string path =
+      std::string(GPUWHY_SOURCE_DIR) + "/fuzz/nsys/corpus/regress_generic_events_value_type";
+  const std::string bytes = Bytes(path);
+  ASSERT_FALSE(bytes.empty());
+  model::Trace t;
+  Status st = Status::Ok();
+  EXPECT_NO_THROW(st = ReadNsysSqliteImage(bytes, "memory:regress", t));
+  if (!st.ok()) EXPECT_NE(st.message().find("memory:regress"), std::string::npos) << st.message();
+}
+
 // ExpectOneLineError: `st` failed with one line that names `path` and `want`.
 void ExpectOneLineError(const Status& st, const std::string& path, const std::string& want) {
   ASSERT_FALSE(st.ok());
