@@ -84,13 +84,7 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     AddMetric(f, "triton_kernel_ratio", static_cast<double>(triton_kernels) / n, "ratio",
               "Triton (torch.compile) kernels");
     // Worst host-launch gaps.
-    std::vector<const IdleGap*> worst;
-    for (const IdleGap& g : d.gaps)
-      if (g.cause == IdleCause::kHostLaunch && !g.one_off) worst.push_back(&g);
-    std::partial_sort(worst.begin(), worst.begin() + static_cast<long>(std::min<size_t>(3, worst.size())),
-                      worst.end(), [](const IdleGap* a, const IdleGap* b) {
-                        return a->attributed_ns > b->attributed_ns;
-                      });
+    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kHostLaunch);
     for (size_t i = 0; i < worst.size() && i < 3; ++i) {
       Example ex;
       ex.what = "GPU idle waiting for a launch";

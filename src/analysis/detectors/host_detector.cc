@@ -80,13 +80,7 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
     f.title = "GPU waits while the host runs work that launches nothing";
     SetLoss(f, d, lost);
 
-    std::vector<const IdleGap*> gaps;
-    for (const IdleGap& g : d.gaps)
-      if (g.cause == IdleCause::kHostBusy && !g.one_off) gaps.push_back(&g);
-    std::sort(gaps.begin(), gaps.end(), [](const IdleGap* a, const IdleGap* b) {
-      return a->attributed_ns != b->attributed_ns ? a->attributed_ns > b->attributed_ns
-                                                  : a->start_ns < b->start_ns;
-    });
+    const std::vector<const IdleGap*> gaps = RecurringGaps(d, IdleCause::kHostBusy);
     const double window = static_cast<double>(std::max<int64_t>(1, d.host_busy_window_ns));
     // What ran, by share of the host time in these gaps.
     std::string ran;

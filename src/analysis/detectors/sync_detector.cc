@@ -113,12 +113,7 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
 
     // GPU idle that began inside a blocking call.
     int64_t sync_idle = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
-    std::vector<const IdleGap*> worst;
-    for (const IdleGap& g : d.gaps)
-      if (g.cause == IdleCause::kSync && !g.one_off) worst.push_back(&g);
-    std::sort(worst.begin(), worst.end(), [](const IdleGap* a, const IdleGap* b) {
-      return a->attributed_ns > b->attributed_ns;
-    });
+    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kSync);
 
     Finding f;
     f.id = "sync.host_sync";

@@ -134,6 +134,17 @@ bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid)
   return e != nullptr && e->api_class != SyncApiClass::kGpuWait;
 }
 
+std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cause) {
+  std::vector<const IdleGap*> out;
+  for (const IdleGap& g : d.gaps)
+    if (g.cause == cause && !g.one_off) out.push_back(&g);
+  std::sort(out.begin(), out.end(), [](const IdleGap* a, const IdleGap* b) {
+    return a->attributed_ns != b->attributed_ns ? a->attributed_ns > b->attributed_ns
+                                                : a->start_ns < b->start_ns;
+  });
+  return out;
+}
+
 uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
   auto it = std::lower_bound(corr_keys.begin(), corr_keys.end(), correlation_id);
   if (it == corr_keys.end() || *it != correlation_id) return UINT32_MAX;
@@ -421,7 +432,12 @@ Timeline BuildTimeline(const model::Trace& trace) {
       api_is_launch[i] = m == 1;
     }
   }
-  for (uint32_t row : tl.blocking_api_rows) api_is_blocking[row] = true;
+  // Blocking calls that wait on a host-to-device copy, by api row.
+  std::vector<bool> row_is_h2d(api.size(), false);
+  for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi) {
+    api_is_blocking[tl.blocking_api_rows[bi]] = true;
+    row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
+  }
   const std::map<ThreadKey, int64_t> cadence = LaunchCadence(trace, api_is_launch);
   std::vector<HostWaitCandidate> candidates;
 
@@ -496,9 +512,6 @@ Timeline BuildTimeline(const model::Trace& trace) {
     // "some call covers t" is one binary search.
     std::vector<int64_t> bstart, bmaxend;
     std::vector<uint32_t> bmaxrow;
-    std::vector<bool> row_is_h2d(api.size(), false);
-    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi)
-      row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
     for (uint32_t row : tl.blocking_api_rows) {
       bstart.push_back(api.start_ns[row]);
       bool take = bmaxend.empty() || api.end_ns[row] > bmaxend.back();
@@ -618,9 +631,6 @@ Timeline BuildTimeline(const model::Trace& trace) {
     }
     std::vector<HostBreakdown> breakdowns(candidates.size());
     ComputeHostBreakdowns(trace, api_is_launch, api_is_blocking, std::move(queries), &breakdowns);
-    std::vector<bool> row_is_h2d(api.size(), false);
-    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi)
-      row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
     for (size_t ci = 0; ci < candidates.size(); ++ci)
       DecideHostWait(breakdowns[ci], candidates[ci].window_ns, row_is_h2d,
                      &tl.devices[candidates[ci].device].gaps[candidates[ci].gap]);

@@ -178,6 +178,11 @@ bool IsGraphLaunchApi(std::string_view name, model::ApiKind kind, int32_t cbid);
 // IsHostBlockingApi: explicit syncs and blocking copies (summary's sync table).
 bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid);
 
+// RecurringGaps: the pieces of `d`'s idle attributed to `cause` that are not
+// one-off, longest first (earlier first on ties): what per-step findings
+// show as their worst examples.
+std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cause);
+
 // BuildTimeline: the timeline of `trace` (Finalize()d).
 Timeline BuildTimeline(const model::Trace& trace);
 

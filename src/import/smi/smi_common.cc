@@ -159,6 +159,15 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
   return true;
 }
 
+Status ReadTextLog(const std::string& path, model::Trace& trace,
+                   Status (*parse)(std::string_view, model::Trace&)) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  Status s = parse(text, trace);
+  if (!s.ok()) return InvalidInput(path + ": " + s.message());
+  trace.info.source_path = path;
+  return s;
+}
+
 Result<std::string> ReadWholeFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(path));
   std::string text;

@@ -75,6 +75,11 @@ class SeriesBuilder {
 // ReadWholeFile: the whole (gunzipped) text of `path`; logs are small (MBs).
 Result<std::string> ReadWholeFile(const std::string& path);
 
+// ReadTextLog: every text-log importer's Read(): the whole file through
+// `parse(text, trace)`, an error prefixed with `path: `, and the source path set.
+Status ReadTextLog(const std::string& path, model::Trace& trace,
+                   Status (*parse)(std::string_view, model::Trace&));
+
 // CheckedValue: NaN for negative / non-finite values (bumping negative_value).
 double CheckedValue(model::Trace& t, double v);
 

@@ -208,19 +208,11 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
 }
 
 Status SmiCsvImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
-  Status s = ReadSmiCsvText(text, trace);
-  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
-  trace.info.source_path = src.path;
-  return s;
+  return smi::ReadTextLog(src.path, trace, &ReadSmiCsvText);
 }
 
 Status SmiDmonImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
-  Status s = ReadSmiDmonText(text, trace);
-  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
-  trace.info.source_path = src.path;
-  return s;
+  return smi::ReadTextLog(src.path, trace, &ReadSmiDmonText);
 }
 
 }  // namespace gpuwhy::import

@@ -369,11 +369,7 @@ Status ReadSmiQueryText(std::string_view text, model::Trace& t) {
 }
 
 Status SmiQueryImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
-  Status s = ReadSmiQueryText(text, trace);
-  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
-  trace.info.source_path = src.path;
-  return s;
+  return smi::ReadTextLog(src.path, trace, &ReadSmiQueryText);
 }
 
 }  // namespace gpuwhy::import

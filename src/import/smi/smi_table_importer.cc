@@ -392,11 +392,7 @@ Status ReadSmiTableText(std::string_view text, model::Trace& t) {
 }
 
 Status SmiTableImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::string text, smi::ReadWholeFile(src.path));
-  Status s = ReadSmiTableText(text, trace);
-  if (!s.ok()) return InvalidInput(src.path + ": " + s.message());
-  trace.info.source_path = src.path;
-  return s;
+  return smi::ReadTextLog(src.path, trace, &ReadSmiTableText);
 }
 
 }  // namespace gpuwhy::import
