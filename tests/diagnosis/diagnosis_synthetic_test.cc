@@ -252,5 +252,32 @@ TEST(DiagnosisSynthetic, ClassNeverContradictsTheIdleShare) {
   }
 }
 
+// Known answer: recorded shapes put four 4096^3 bf16 GEMMs at 60% of the H100
+// roof and one 4096x4096x1020 GEMM at 10%. Busy-time MFU is 46%, so low_mfu
+// stays quiet; the slow shape is named with its ratio, its K and the time a
+// 60%-of-roof run would save.
+TEST(DiagnosisSynthetic, GemmBelowRoofNamesTheShape) {
+  Case c = Make(synth::Scenario::kGemmShapes);
+  ASSERT_EQ(c.traces.size(), 1u);
+  Diagnosis d = DiagnoseAll(c.traces);
+  Print("synth gemm_shapes", d);
+  EXPECT_EQ(FindFinding(d, "kernel_efficiency.low_mfu"), nullptr);
+  EXPECT_EQ(FindFinding(d, "kernel_efficiency.memory_bound"), nullptr);
+  EXPECT_EQ(FindFinding(d, "kernel_efficiency.no_tensor_cores"), nullptr);
+  const auto* f = FindFinding(d, "kernel_efficiency.gemm_below_roof");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(Metric(*f, "worst_compute_roof_ratio"), 0.1, 1e-4);
+  ASSERT_FALSE(f->examples.empty());
+  EXPECT_NE(f->examples[0].what.find("K=1020"), std::string::npos) << f->examples[0].what;
+  EXPECT_NE(f->examples[0].detail.find("multiple of 8"), std::string::npos) << f->examples[0].detail;
+  const std::vector<synth::SynthKernel> mix = synth::GemmShapesMix();
+  const double bad_ns = static_cast<double>(mix[4].dur_ns);
+  const double at_good = 2.0 * 4096 * 4096 * 1020 / (0.6 * 989.4e12) * 1e9;
+  EXPECT_NEAR(static_cast<double>(f->lost_per_step_ns), bad_ns - at_good, 1000.0);
+  double good_ns = 4.0 * static_cast<double>(mix[0].dur_ns);
+  EXPECT_NEAR(Metric(*f, "gemm_below_roof_time_ratio"), bad_ns / (bad_ns + good_ns), 1e-3);
+  EXPECT_FALSE(f->lost_is_upper_bound);
+}
+
 }  // namespace
 }  // namespace gpuwhy::testing

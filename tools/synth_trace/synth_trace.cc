@@ -54,6 +54,7 @@ struct Event {
   int32_t grid_x = 0, block_x = 0, registers = 0, shared_mem = 0;
   int32_t step = 0;
   bool nccl = false;
+  std::string input_dims, input_types;  // cpu_op recorded shapes (verbatim JSON)
   bool comm_label = false;    // kernel_mix answers (GroundTruth)
   bool matrix_label = false;
 };
@@ -96,8 +97,12 @@ class Builder {
           continue;
         }
         const SynthKernel& mk = p_.kernel_mix[static_cast<size_t>(k) % p_.kernel_mix.size()];
-        host = Launch(host, mk.communication ? "record_param_comms" : "aten::mm", mk.name, dur,
-                      mk.communication ? kNcclStream : kComputeStream, false);
+        if (mk.dur_ns > 0) dur = mk.dur_ns;
+        std::string op = !mk.op.empty() ? mk.op
+                         : mk.communication ? "record_param_comms" : "aten::mm";
+        host = Launch(host, std::move(op), mk.name, dur,
+                      mk.communication ? kNcclStream : kComputeStream, false, mk.input_dims,
+                      mk.input_types);
         events_.back().comm_label = mk.communication;
         events_.back().matrix_label = mk.matrix_core;
       }
@@ -147,11 +152,14 @@ class Builder {
 
   // Launch: a cpu_op with a cudaLaunchKernel inside and its kernel.
   int64_t Launch(int64_t host, std::string op, const std::string& kernel, int64_t dur,
-                 int32_t stream, bool nccl) {
+                 int32_t stream, bool nccl, const std::string& input_dims = {},
+                 const std::string& input_types = {}) {
     int64_t ext = ++external_;
     int64_t corr = ++correlation_;
     Event cpu{Role::kCpuOp, std::move(op), host, host + p_.launch_cost_ns - 500};
     cpu.external_id = ext;
+    cpu.input_dims = input_dims;
+    cpu.input_types = input_types;
     Add(cpu);
     int64_t a0 = host + 1000, a1 = a0 + p_.launch_api_ns;
     Event rt{Role::kRuntime, Hip() ? "hipLaunchKernel" : "cudaLaunchKernel", a0, a1, corr, ext};
@@ -348,6 +356,9 @@ class Formatter {
       case Role::kCpuOp:
         x(p_.legacy ? "Operator" : "cpu_op", host_pid, HostTid());
         o += fmt::format("\"{}\": {}", Ext(), e.external_id);
+        if (!e.input_dims.empty() && !p_.legacy)
+          o += fmt::format(", \"Input Dims\": {}, \"Input type\": {}", e.input_dims,
+                           e.input_types.empty() ? "[]" : e.input_types);
         break;
       case Role::kRuntime:
         x(p_.legacy ? "Runtime" : "cuda_runtime", host_pid, HostTid());
@@ -425,6 +436,7 @@ std::string_view ScenarioName(Scenario s) {
     case Scenario::kOneOffGap: return "one_off_gap";
     case Scenario::kHipBlockingCopy: return "hip_blocking_copy";
     case Scenario::kVendorKernels: return "vendor_kernels";
+    case Scenario::kGemmShapes: return "gemm_shapes";
   }
   return "unknown";
 }
@@ -433,7 +445,8 @@ std::vector<Scenario> AllScenarios() {
   return {Scenario::kHealthy,    Scenario::kDataloaderStall, Scenario::kSyncEveryStep,
           Scenario::kFragmented, Scenario::kPageableH2d,     Scenario::kMemoryBound,
           Scenario::kMultiRank,  Scenario::kHostBusy,        Scenario::kLaunchCadence,
-          Scenario::kOneOffGap,  Scenario::kHipBlockingCopy, Scenario::kVendorKernels};
+          Scenario::kOneOffGap,  Scenario::kHipBlockingCopy, Scenario::kVendorKernels,
+          Scenario::kGemmShapes};
 }
 
 Result<Scenario> ParseScenario(std::string_view name) {
@@ -529,8 +542,29 @@ ScenarioParams DefaultParams(Scenario s) {
       p.kernel_mix = VendorKernelMix();
       p.kernels_per_step = 2 * static_cast<int>(p.kernel_mix.size());
       break;
+    case Scenario::kGemmShapes:
+      // Only the GEMMs: no batch copy or memset, so op time = kernel time.
+      p.kernel_mix = GemmShapesMix();
+      p.kernels_per_step = static_cast<int>(p.kernel_mix.size());
+      p.h2d_bytes = 0;
+      p.memset_bytes = 0;
+      break;
   }
   return p;
+}
+
+std::vector<SynthKernel> GemmShapesMix() {
+  constexpr double kPeak = 989.4e12;  // H100 SXM bf16 dense
+  const std::string types = R"(["c10::BFloat16", "c10::BFloat16"])";
+  const std::string kernel = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64";
+  auto at = [&](double flops, double ratio) {
+    return static_cast<int64_t>(flops / (ratio * kPeak) * 1e9 + 0.5);
+  };
+  SynthKernel good{kernel, false, true, "aten::mm", "[[4096, 4096], [4096, 4096]]", types,
+                   at(2.0 * 4096 * 4096 * 4096, 0.6)};
+  SynthKernel bad{kernel, false, true, "aten::mm", "[[4096, 1020], [1020, 4096]]", types,
+                  at(2.0 * 4096 * 4096 * 1020, 0.1)};
+  return {good, good, good, good, bad};
 }
 
 std::vector<SynthKernel> VendorKernelMix() {

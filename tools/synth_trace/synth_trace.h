@@ -45,6 +45,7 @@ enum class Scenario {
   kOneOffGap,        // healthy steps, one 300 ms "evaluate" host phase in step 4
   kHipBlockingCopy,  // ROCm names: hipLaunchKernel, a blocking hipMemcpyWithStream per step
   kVendorKernels,    // kernel_mix: DeepEP / custom all-reduce + Tensile / CK names
+  kGemmShapes,       // recorded shapes: 4 bf16 GEMMs at 60% of the H100 roof, 1 (K=1020) at 10%
 };
 
 // ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
@@ -59,7 +60,18 @@ struct SynthKernel {
   std::string name;            // as written to the trace (may be mangled)
   bool communication = false;  // a collective / expert-parallel kernel: runs on the comm stream
   bool matrix_core = false;    // runs on tensor cores / AMD matrix cores
+  // The launching cpu_op and its recorded shapes (record_shapes=True); empty:
+  // "aten::mm" without shapes. dur_ns > 0 fixes the kernel's duration.
+  std::string op;
+  std::string input_dims;   // verbatim JSON, e.g. "[[64, 128], [128, 256]]"
+  std::string input_types;  // verbatim JSON, e.g. R"(["c10::BFloat16", "c10::BFloat16"])"
+  int64_t dur_ns = 0;
 };
+
+// GemmShapesMix: the kGemmShapes mix. Durations are set from the H100 SXM
+// bf16 dense peak (989.4 TFLOP/s): four 4096^3 GEMMs at 60% of it and one
+// 4096x4096x1020 GEMM (K not a multiple of 8) at 10%.
+std::vector<SynthKernel> GemmShapesMix();
 
 // VendorKernelMix: the kVendorKernels mix: DeepEP dispatch/combine (mangled
 // and not), vLLM and TRT-LLM custom all-reduce, Tensile GEMMs with and without

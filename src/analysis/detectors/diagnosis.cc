@@ -75,7 +75,10 @@ std::string_view BottleneckOf(const Finding& f) {
       if (f.id == "kernel_efficiency.memory_bound") return "GPU: memory bandwidth";
       if (f.id == "kernel_efficiency.compute_bound") return "GPU: compute";
       if (f.id == "kernel_efficiency.throttling") return "GPU: clocks throttled";
-      return "GPU: kernel efficiency (no tensor cores)";
+      if (f.id == "kernel_efficiency.gemm_below_roof") return "GPU: GEMM shapes far below the compute roof";
+      if (f.id == "kernel_efficiency.low_mfu") return "GPU: matrix work far below peak (low MFU)";
+      if (f.id == "kernel_efficiency.no_tensor_cores") return "GPU: kernel efficiency (no tensor cores)";
+      return "GPU: kernel efficiency";
     case Category::kRecompilation: return "host: recompilation";
     case Category::kContention: return "contention: other processes";
     case Category::kCommunication: return "communication";

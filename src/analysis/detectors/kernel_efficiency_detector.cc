@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -47,18 +48,69 @@ double MeanOf(const model::Trace& t, model::CounterKind kind, int32_t dev) {
 
 // GemmShapeIssue: why a GEMM's shape wastes the tensor cores ("" when none
 // stands out): fp32 operands, a dimension that is not a multiple of 8, a tiny N.
-std::string GemmShapeIssue(const OpAggregate& op) {
+std::string GemmShapeIssue(const OpAggregate& op, int32_t sm_count) {
   if (op.precision == Precision::kFp32) return "fp32 operands (bf16/fp16 where it was meant?)";
   auto dim = [&](const char* key) -> int64_t {
     size_t p = op.params.find(key);
     if (p == std::string::npos) return -1;
     return std::atoll(op.params.c_str() + p + 2);
   };
-  int64_t m = dim("M="), n = dim("N="), kk = dim("K=");
+  int64_t m = dim("M="), n = dim("N="), kk = dim("K="), b = std::max<int64_t>(1, dim("B="));
   if ((n > 0 && n < 64) || (m > 0 && m < 64)) return "a tiny M or N (under 64)";
   if ((m > 0 && m % 8) || (n > 0 && n % 8) || (kk > 0 && kk % 8))
     return "a dimension that is not a multiple of 8 (unaligned for tensor cores)";
+  // Too few output tiles to give every SM one (128x128 tiles, a common
+  // tensor-core tile): the GEMM cannot fill the GPU, whatever its kernel.
+  if (m > 0 && n > 0 && IsValid(sm_count) && sm_count > 0) {
+    int64_t tiles = b * ((m + 127) / 128) * ((n + 127) / 128);
+    if (tiles < sm_count)
+      return "too small to fill the GPU: about " + std::to_string(tiles) +
+             " 128x128 output tiles for " + std::to_string(sm_count) + " SMs";
+  }
   return "";
+}
+
+// SmCountOf: the device's SM (CU) count, missing when the trace has none.
+int32_t SmCountOf(const model::Trace& t, int32_t device_id) {
+  const model::Device* dev = t.FindDevice(device_id);
+  return dev != nullptr ? dev->sm_count : kMissingI32;
+}
+
+// GemmsBelowRoof: the device's top GEMM/conv shapes at or above the ridge
+// point that reach under 30% of their compute roof, with at least `min_ns`
+// of GPU time; worst (most time) first.
+std::vector<const OpAggregate*> GemmsBelowRoof(const DeviceThroughput& dt, int64_t min_ns) {
+  std::vector<const OpAggregate*> out;
+  for (const OpAggregate& op : dt.top_ops) {
+    if (op.op_class != OpClass::kGemm && op.op_class != OpClass::kConv) continue;
+    if (!IsValid(op.roof.compute_roof_ratio) || op.roof.bound != "compute") continue;
+    if (op.roof.compute_roof_ratio >= 0.3 || op.gpu_time_ns < std::max<int64_t>(min_ns, 1)) continue;
+    out.push_back(&op);
+  }
+  return out;
+}
+
+// OpExample: one op shape as a finding example (time per call).
+Example OpExample(const OpAggregate& op, const DeviceTimeline& d, int32_t rank, std::string detail) {
+  Example ex;
+  ex.what = op.name + " " + op.params + " (" + std::string(ToString(op.precision)) + ")";
+  ex.dur_ns = op.count > 0 ? op.gpu_time_ns / op.count : kMissingI64;
+  ex.device_id = d.device_id;
+  ex.rank = rank;
+  ex.detail = std::move(detail);
+  return ex;
+}
+
+// GemmExample: a GEMM/conv shape with its roofline figures and shape issue.
+Example GemmExample(const OpAggregate& op, const DeviceTimeline& d, int32_t rank,
+                    int32_t sm_count) {
+  std::string issue = GemmShapeIssue(op, sm_count);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "x%lld, %.1f TFLOP/s, %.0f FLOP/B: ",
+                static_cast<long long>(op.count), op.roof.achieved_tflops, op.roof.intensity);
+  return OpExample(op, d, rank,
+                   buf + FormatPct(op.roof.compute_roof_ratio) + " of its compute roof" +
+                       (issue.empty() ? std::string() : "; " + issue));
 }
 
 }  // namespace
@@ -75,6 +127,10 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
                   [](StringId s) { return s != kEmptyString; });
   const ThroughputResult thr = has_shapes ? AnalyzeThroughput(t, FindSteps(t)) : ThroughputResult{};
   for (const DeviceTimeline& d : in.timeline.devices) {
+    const DeviceThroughput* dtp = nullptr;
+    for (const DeviceThroughput& dt : thr.devices)
+      if (dt.device_id == d.device_id) dtp = &dt;
+    bool low_mfu = false;
     for (const DeviceThroughput& dt : thr.devices) {
       // Low MFU on a GEMM-heavy device: the matrix work runs far below the roof.
       if (dt.device_id != d.device_id || !IsValid(dt.busy_mfu_ratio)) continue;
@@ -96,15 +152,9 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       AddMetric(f, "busy_mfu_ratio", dt.busy_mfu_ratio, "ratio", "matrix FLOPs / (busy time x peak)");
       AddMetric(f, "mfu_ratio", dt.mfu_ratio, "ratio", "matrix FLOPs / (window x peak)");
       AddMetric(f, "matrix_share", dt.matrix_share, "ratio", "matrix ops' share of op GPU time");
-      for (const OpAggregate& op : dt.top_ops) {
-        if (op.op_class != OpClass::kGemm || !IsValid(op.roof.compute_roof_ratio)) continue;
-        if (op.roof.bound != "compute" || op.roof.compute_roof_ratio >= 0.3) continue;
-        std::string issue = GemmShapeIssue(op);
-        f.notes.push_back(op.name + " " + op.params + " (" + std::string(ToString(op.precision)) +
-                          ", x" + std::to_string(op.count) + ") reaches " +
-                          FormatPct(op.roof.compute_roof_ratio) + " of its compute roof" +
-                          (issue.empty() ? std::string() : ": " + issue));
-        if (f.notes.size() >= 3) break;
+      for (const OpAggregate* op : GemmsBelowRoof(dt, 0)) {
+        f.examples.push_back(GemmExample(*op, d, in.rank, SmCountOf(t, d.device_id)));
+        if (f.examples.size() >= 3) break;
       }
       f.recommendations.push_back(
           {FixKind::kKernelTuning,
@@ -112,6 +162,75 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
            "multiples of 8 (64 or 128 is better), larger batches so M and N are not tiny; then "
            "profile the worst shapes with Nsight Compute."});
       out.push_back(std::move(f));
+      low_mfu = true;
+    }
+    // A GEMM at high intensity far below its compute roof, on a device whose
+    // overall MFU did not already fire: name the shape (a bad shape, fp32
+    // where bf16 was meant, or a tiny N).
+    if (dtp != nullptr && !low_mfu && dtp->op_gpu_time_ns > 0) {
+      std::vector<const OpAggregate*> bad =
+          GemmsBelowRoof(*dtp, static_cast<int64_t>(0.05 * static_cast<double>(dtp->op_gpu_time_ns)));
+      if (!bad.empty()) {
+        const GpuPeaks* peaks = FindGpuPeaks(dtp->gpu_model);
+        int64_t lost = 0, bad_ns = 0;
+        for (const OpAggregate* op : bad) {
+          bad_ns += op->gpu_time_ns;
+          double peak = peaks != nullptr ? PeakTflops(*peaks, op->precision) : kMissingF64;
+          if (!IsValid(peak) || peak <= 0) continue;
+          // What the op would take at 60% of its roof (a well-shaped GEMM's
+          // practical ceiling).
+          double at_good = op->flops / (0.6 * peak * 1e12) * 1e9;
+          lost += std::max<int64_t>(0, op->gpu_time_ns - static_cast<int64_t>(at_good));
+        }
+        Finding f;
+        f.id = "kernel_efficiency.gemm_below_roof";
+        f.category = Category::kKernelEfficiency;
+        f.rank = in.rank;
+        f.title = "GEMMs with enough work run far below the compute roof (bad shapes?)";
+        // The op figures cover the whole trace; scale the loss to the windows.
+        double window_share = d.kernel_ns > 0 && dtp->op_gpu_time_ns > 0
+                                  ? std::min(1.0, static_cast<double>(d.kernel_ns) /
+                                                      static_cast<double>(dtp->op_gpu_time_ns))
+                                  : 1.0;
+        SetLoss(f, d, static_cast<int64_t>(static_cast<double>(lost) * window_share));
+        f.lost_is_upper_bound = false;
+        const OpAggregate& w = *bad.front();
+        f.summary = std::to_string(bad.size()) + " GEMM shape" +
+                    (bad.size() > 1 ? "s above the ridge point take " : " above the ridge point takes ") +
+                    FormatPct(static_cast<double>(bad_ns) / static_cast<double>(dtp->op_gpu_time_ns)) +
+                    " of op GPU time at under 30% of the " + dtp->gpu_model +
+                    " roof; the worst, " + w.name + " " + w.params + ", reaches " +
+                    FormatPct(w.roof.compute_roof_ratio) +
+                    (GemmShapeIssue(w, SmCountOf(t, d.device_id)).empty()
+                         ? std::string(".")
+                         : " (" + GemmShapeIssue(w, SmCountOf(t, d.device_id)) + ").");
+        AddMetric(f, "gemm_below_roof_time_ratio",
+                  static_cast<double>(bad_ns) / static_cast<double>(dtp->op_gpu_time_ns), "ratio",
+                  "share of op GPU time in GEMMs under 30% of their roof");
+        AddMetric(f, "worst_compute_roof_ratio", w.roof.compute_roof_ratio, "ratio",
+                  "worst GEMM: achieved / peak of its dtype");
+        AddMetric(f, "worst_intensity", w.roof.intensity, "count", "worst GEMM: FLOPs per byte");
+        for (const OpAggregate* op : bad) {
+          f.examples.push_back(GemmExample(*op, d, in.rank, SmCountOf(t, d.device_id)));
+          if (f.examples.size() >= 3) break;
+        }
+        f.recommendations.push_back(
+            {FixKind::kKernelTuning,
+             "Fix the shapes: pad M, N and K to multiples of 8 (64 or 128 is better; vocab and "
+             "hidden sizes too), batch small GEMMs together (bmm / grouped GEMM) so N is not tiny, "
+             "then check the kernel choice with Nsight Compute."});
+        if (std::any_of(bad.begin(), bad.end(),
+                        [](const OpAggregate* op) { return op->precision == Precision::kFp32; }))
+          f.recommendations.push_back(
+              {FixKind::kMixedPrecision,
+               "Run the fp32 GEMMs in bf16/fp16 (torch.autocast) or TF32 "
+               "(torch.set_float32_matmul_precision('high')) where fp32 was not meant."});
+        f.caveats.push_back(
+            "Time saved is an estimate (the GEMMs at 60% of their datasheet roof), not a bound.");
+        f.caveats.push_back("FLOPs come from the recorded shapes (docs/throughput.md); the roof is "
+                            "the datasheet's dense peak at boost clock.");
+        out.push_back(std::move(f));
+      }
     }
     // Per-name totals inside the windows.
     std::map<StringId, int64_t> by_name;
@@ -157,6 +276,24 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       }
     };
 
+    // With op shapes and a peak-table row, the roofline and the ops' recorded
+    // dtypes decide (names are the fallback): op figures cover the whole
+    // trace, so their shares scale the in-window kernel time.
+    const int64_t placed_ns =
+        dtp != nullptr ? dtp->memory_bound_time_ns + dtp->compute_bound_time_ns : 0;
+    const bool by_roof = dtp != nullptr && !dtp->gpu_model.empty() && dtp->op_gpu_time_ns > 0 &&
+                         placed_ns >= d.kernel_ns / 2;
+    std::vector<std::pair<int64_t, std::string>> fp32_ops_top;
+    if (by_roof) {
+      double op_ns = static_cast<double>(dtp->op_gpu_time_ns);
+      fp32_ns = static_cast<int64_t>(static_cast<double>(dtp->fp32_matrix_time_ns) / op_ns * kern);
+      gemm_ns = static_cast<int64_t>(static_cast<double>(dtp->matrix_time_ns) / op_ns * kern);
+      tc_ns = gemm_ns - fp32_ns;
+      for (const OpAggregate& op : dtp->top_ops)
+        if (IsMatrixClass(op.op_class) && op.precision == Precision::kFp32)
+          fp32_ops_top.emplace_back(op.gpu_time_ns, op.name + " " + op.params + " (fp32)");
+    }
+
     // Tensor cores unused.
     if (IsValid(cc) && cc >= 7 && fp32_ns >= 0.1 * kern &&
         static_cast<double>(tc_ns) < 0.5 * static_cast<double>(std::max<int64_t>(gemm_ns, 1))) {
@@ -166,17 +303,38 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       f.rank = in.rank;
       f.title = "GEMM/conv run in fp32 without tensor cores";
       SetLoss(f, d, fp32_ns / 2);
-      f.summary = "fp32 GEMM/conv kernels take " + FormatPct(static_cast<double>(fp32_ns) / kern) +
-                  " of kernel time and tensor-core kernels " +
-                  FormatPct(static_cast<double>(tc_ns) / kern) + " on a cc " + std::to_string(cc) +
-                  ".x GPU; mixed precision could save about " + FormatPct(f.lost_step_ratio) +
-                  " of the step.";
+      f.summary = by_roof
+                      ? "Matrix ops with fp32 operands (recorded dtypes) and no tensor-core kernel "
+                        "take " + FormatPct(static_cast<double>(fp32_ns) / kern) +
+                            " of kernel time on a cc " + std::to_string(cc) +
+                            ".x GPU; mixed precision could save about " +
+                            FormatPct(f.lost_step_ratio) + " of the step."
+                      : "fp32 GEMM/conv kernels take " +
+                            FormatPct(static_cast<double>(fp32_ns) / kern) +
+                            " of kernel time and tensor-core kernels " +
+                            FormatPct(static_cast<double>(tc_ns) / kern) + " on a cc " +
+                            std::to_string(cc) + ".x GPU; mixed precision could save about " +
+                            FormatPct(f.lost_step_ratio) + " of the step.";
       AddMetric(f, "fp32_gemm_conv_kernel_ratio", static_cast<double>(fp32_ns) / kern, "ratio",
                 "fp32 GEMM/conv share of kernel time");
       AddMetric(f, "tensor_core_kernel_ratio", static_cast<double>(tc_ns) / kern, "ratio",
                 "tensor-core share of kernel time");
       AddMetric(f, "compute_capability_major", cc, "count", "compute capability (major)");
-      add_examples(f, fp32_top);
+      if (by_roof) {
+        for (size_t i = 0; i < fp32_ops_top.size() && i < 3; ++i) {
+          Example ex;
+          ex.what = fp32_ops_top[i].second;
+          ex.device_id = d.device_id;
+          ex.rank = in.rank;
+          ex.detail = FormatPct(static_cast<double>(fp32_ops_top[i].first) /
+                                static_cast<double>(dtp->op_gpu_time_ns)) + " of op GPU time";
+          f.examples.push_back(std::move(ex));
+        }
+        f.notes.push_back("From the ops' recorded dtypes; fp32 matrix ops whose kernels use tensor "
+                          "cores count as TF32 and are not listed.");
+      } else {
+        add_examples(f, fp32_top);
+      }
       if (cc >= 8) {
         f.recommendations.push_back(
             {FixKind::kMixedPrecision,
@@ -203,17 +361,39 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
     double dram = MeanOf(t, model::CounterKind::kDramActive, d.device_id);
     double sm = MeanOf(t, model::CounterKind::kSmActive, d.device_id);
     bool by_counters = IsValid(dram) && dram >= 0.5 && (!IsValid(sm) || sm < 0.5);
-    bool by_names = !IsValid(dram) && busy_ratio >= 0.8 && mem_ns >= 0.5 * kern;
-    if (by_counters || by_names) {
+    double roof_mem_share =
+        by_roof && placed_ns > 0
+            ? static_cast<double>(dtp->memory_bound_time_ns) / static_cast<double>(placed_ns)
+            : kMissingF64;
+    bool by_roofline = !by_counters && by_roof && busy_ratio >= 0.8 && roof_mem_share >= 0.5;
+    bool by_names = !IsValid(dram) && !by_roof && busy_ratio >= 0.8 && mem_ns >= 0.5 * kern;
+    if (by_roofline) mem_ns = static_cast<int64_t>(roof_mem_share * kern);
+    const bool memory_bound = by_counters || by_roofline || by_names;
+    if (memory_bound) {
       Finding f;
       f.id = "kernel_efficiency.memory_bound";
       f.category = Category::kKernelEfficiency;
       f.rank = in.rank;
       f.title = "Memory-bound kernels dominate";
       SetLoss(f, d, mem_ns / 2);
+      double roof_bw = by_roofline && dtp->memory_bound_time_ns > 0 && dtp->mem_bw_gbps > 0
+                           ? dtp->memory_bound_bytes /
+                                 (static_cast<double>(dtp->memory_bound_time_ns) / 1e9) / 1e9 /
+                                 dtp->mem_bw_gbps
+                           : kMissingF64;
       f.summary = by_counters
                       ? "DRAM is active " + FormatPct(dram) + " of the time while SMs are active " +
                             FormatPct(sm) + ": the kernels wait on memory."
+                  : by_roofline
+                      ? "Ops below the " + dtp->gpu_model + "'s ridge point (by their recorded "
+                        "shapes) take " + FormatPct(roof_mem_share) +
+                            " of modelled op time, at " + FormatPct(roof_bw) +
+                            " of DRAM bandwidth on a GPU busy " + FormatPct(busy_ratio) +
+                            (IsValid(roof_bw) && roof_bw >= 0.6
+                                 ? ": bytes, not FLOPs, limit it."
+                                 : ": they sit on the bandwidth side of the roofline but far "
+                                   "below its roof, so fewer passes over memory (fusion) and "
+                                   "fewer, larger kernels help more than faster math.")
                       : "Elementwise/reduction/copy kernels take " +
                             FormatPct(static_cast<double>(mem_ns) / kern) +
                             " of kernel time on a GPU busy " + FormatPct(busy_ratio) +
@@ -223,7 +403,24 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       AddMetric(f, "busy_step_ratio", busy_ratio, "ratio", "GPU busy share of step");
       if (IsValid(dram)) AddMetric(f, "dram_active_ratio", dram, "ratio", "DRAM active (counters)");
       if (IsValid(sm)) AddMetric(f, "sm_active_ratio", sm, "ratio", "SM active (counters)");
-      add_examples(f, mem_top);
+      if (by_roofline) {
+        AddMetric(f, "memory_bound_op_ratio", roof_mem_share, "ratio",
+                  "share of modelled op time below the ridge point");
+        AddMetric(f, "memory_bound_bandwidth_ratio", roof_bw, "ratio",
+                  "those ops' bytes / time / DRAM bandwidth");
+        for (const OpAggregate& op : dtp->top_ops) {
+          if (op.roof.bound != "memory") continue;
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "x%lld, %.0f GB/s, %.2f FLOP/B: ",
+                        static_cast<long long>(op.count), op.roof.achieved_gbps, op.roof.intensity);
+          f.examples.push_back(OpExample(op, d, in.rank,
+                                         buf + FormatPct(op.roof.bandwidth_roof_ratio) +
+                                             " of DRAM bandwidth"));
+          if (f.examples.size() >= 3) break;
+        }
+      } else {
+        add_examples(f, mem_top);
+      }
       f.recommendations.push_back(
           {FixKind::kFusion,
            "Fuse elementwise chains so data is read once: torch.compile, or fused optimizers "
@@ -237,7 +434,11 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       f.caveats.push_back(
           "Time saved is an estimate (fusion halving the memory-bound kernel time), not a bound.");
       f.lost_is_upper_bound = false;
-      if (!by_counters)
+      if (by_roofline)
+        f.caveats.push_back(
+            "Placed on the roofline from the ops' recorded shapes against the datasheet peaks; "
+            "DRAM counters (DCGM, nsys GPU metrics) would confirm it and need driver support.");
+      else if (!by_counters)
         f.caveats.push_back(
             "Classified from kernel names; DRAM/SM counters (DCGM, nsys GPU metrics) would confirm it "
             "and need driver support.");
@@ -249,7 +450,8 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
     // also count: >= 1 ms mean duration is not launch- or bandwidth-bound work.
     int64_t kernel_count = std::max<int64_t>(1, d.kernel_count);
     bool long_kernels = d.kernel_ns / kernel_count >= kNsPerMs && mem_ns < 0.2 * kern;
-    if (busy_ratio >= 0.9 && (gemm_ns >= 0.5 * kern || long_kernels)) {
+    // Not when the memory-bound finding fired: the two would contradict.
+    if (!memory_bound && busy_ratio >= 0.9 && (gemm_ns >= 0.5 * kern || long_kernels)) {
       Finding f;
       f.id = "kernel_efficiency.compute_bound";
       f.category = Category::kKernelEfficiency;

@@ -21,8 +21,10 @@ enum class Model : uint8_t {
   kNone, kMm, kAddmm, kScaledMm, kBmm, kBaddbmm, kLinear, kMatmul,
   kConv, kConvBwd, kConvComposite,
   kSdpaFlash, kSdpaEfficient, kSdpaCudnn, kFlashAttn, kSdpaFlashBwd, kSdpaEfficientBwd,
-  kSdpaCudnnBwd, kFlashAttnBwd, kSdpaComposite,
+  kSdpaCudnnBwd, kFlashAttnBwd, kSdpaComposite, kFlashAttnVarlen, kFlashAttnVarlenBwd,
   kUnary, kBinary, kReduce, kBatchNorm, kCudnnBatchNormBwd, kBatchNormBwd, kLayerNorm,
+  kLayerNormBwd, kGroupNorm, kNativeGroupNorm, kGroupNormBwd, kRmsNorm, kRmsNormBwd,
+  kVllmRmsNorm, kVllmFusedAddRmsNorm, kRmsNormComposite,
   kSoftmax, kSoftmaxBwd, kEmbedding, kIndexSelect, kEmbeddingBwd,
 };
 
@@ -44,6 +46,8 @@ const std::unordered_map<std::string_view, Model>& ModelTable() {
       {"aten::_scaled_dot_product_cudnn_attention_backward", Model::kSdpaCudnnBwd},
       {"flash_attn::_flash_attn_backward", Model::kFlashAttnBwd},
       {"aten::scaled_dot_product_attention", Model::kSdpaComposite},
+      {"flash_attn::_flash_attn_varlen_forward", Model::kFlashAttnVarlen},
+      {"flash_attn::_flash_attn_varlen_backward", Model::kFlashAttnVarlenBwd},
       // Unary pointwise (TraceLens's list first, then ours).
       {"aten::copy", Model::kUnary}, {"aten::copy_", Model::kUnary},
       {"aten::clamp_min", Model::kUnary}, {"aten::clamp_min_", Model::kUnary},
@@ -81,6 +85,14 @@ const std::unordered_map<std::string_view, Model>& ModelTable() {
       {"aten::cudnn_batch_norm_backward", Model::kCudnnBatchNormBwd},
       {"aten::miopen_batch_norm_backward", Model::kCudnnBatchNormBwd},
       {"aten::layer_norm", Model::kLayerNorm}, {"aten::native_layer_norm", Model::kLayerNorm},
+      // Norms TraceLens does not model from Kineto shapes.
+      {"aten::native_layer_norm_backward", Model::kLayerNormBwd},
+      {"aten::group_norm", Model::kGroupNorm}, {"aten::native_group_norm", Model::kNativeGroupNorm},
+      {"aten::native_group_norm_backward", Model::kGroupNormBwd},
+      {"aten::_fused_rms_norm", Model::kRmsNorm},
+      {"aten::_fused_rms_norm_backward", Model::kRmsNormBwd},
+      {"aten::rms_norm", Model::kRmsNormComposite},
+      {"_C::rms_norm", Model::kVllmRmsNorm}, {"_C::fused_add_rms_norm", Model::kVllmFusedAddRmsNorm},
       // Softmax and gathers (not modelled by TraceLens).
       {"aten::_softmax", Model::kSoftmax}, {"aten::_log_softmax", Model::kSoftmax},
       {"aten::_softmax_backward_data", Model::kSoftmaxBwd},
@@ -391,8 +403,8 @@ bool ModelAttention(Model m, const ShapeArgs& a, OpWork* w) {
   w->op_class = OpClass::kAttention;
   bool bwd = m == Model::kSdpaFlashBwd || m == Model::kSdpaEfficientBwd ||
              m == Model::kSdpaCudnnBwd || m == Model::kFlashAttnBwd;
-  size_t iq = (m == Model::kSdpaFlashBwd || m == Model::kSdpaEfficientBwd ||
-               m == Model::kSdpaCudnnBwd) ? 1 : 0;
+  // Backward ops take dO first: (dO, q, k, v, out, ...).
+  size_t iq = bwd ? 1 : 0;
   const auto& Q = DimsAt(a, iq);
   const auto& K = DimsAt(a, iq + 1);
   const auto& V = DimsAt(a, iq + 2);
@@ -412,7 +424,9 @@ bool ModelAttention(Model m, const ShapeArgs& a, OpWork* w) {
     case Model::kFlashAttn: causal_idx = 5; break;
     case Model::kSdpaFlashBwd:
     case Model::kSdpaEfficientBwd: causal_idx = 11; break;
-    case Model::kFlashAttnBwd: causal_idx = 8; break;
+    // flash_attn 2.x: _flash_attn_backward(dout, q, k, v, out, softmax_lse,
+    // dq, dk, dv, dropout_p, softmax_scale, causal, ...).
+    case Model::kFlashAttnBwd: causal_idx = 11; break;
     default: causal_idx = 0; break;
   }
   bool causal = causal_idx != 0 && IsTrue(At(a.concrete, causal_idx));
@@ -435,6 +449,46 @@ bool ModelAttention(Model m, const ShapeArgs& a, OpWork* w) {
   w->bytes = bwd ? 2 * fwd_bytes : fwd_bytes;
   w->params = fmt::format("B={} Hq={} Hkv={} Nq={} Nkv={} d={}{}", b, hq, hkv, nq, nkv, dqk,
                           causal ? " causal" : "");
+  return true;
+}
+
+// ModelVarlenAttention: flash_attn's varlen ops, q (total_q, Hq, d), k/v
+// (total_kv, Hkv, d), cu_seqlens (B+1). The per-sequence lengths are tensor
+// values the profiler does not record, so the B sequences are taken as equal
+// (total/B each): by convexity the fewest FLOPs those totals allow, capped by
+// total_q x max_seqlen_k; the note says so.
+bool ModelVarlenAttention(Model m, const ShapeArgs& a, OpWork* w) {
+  w->op_class = OpClass::kAttention;
+  bool bwd = m == Model::kFlashAttnVarlenBwd;
+  // fwd: (q, k, v, cu_q, cu_k, max_q, max_k, dropout, scale, causal, ...)
+  // bwd: (dout, q, k, v, out, lse, dq, dk, dv, cu_q, cu_k, max_q, max_k,
+  //       dropout, scale, causal, ...)
+  size_t iq = bwd ? 1 : 0, icu = bwd ? 9 : 3, imax = bwd ? 11 : 5, icausal = bwd ? 15 : 9;
+  const auto& Q = DimsAt(a, iq);
+  const auto& K = DimsAt(a, iq + 1);
+  const auto& V = DimsAt(a, iq + 2);
+  const auto& cu = DimsAt(a, icu);
+  if (Q.size() != 3 || K.size() != 3 || V.size() != 3 || cu.size() != 1 || cu[0] < 2) return false;
+  double b = static_cast<double>(cu[0] - 1);
+  double tq = static_cast<double>(Q[0]), hq = static_cast<double>(Q[1]);
+  double dqk = static_cast<double>(Q[2]);
+  double tk = static_cast<double>(K[0]), hkv = static_cast<double>(K[1]);
+  double dv = static_cast<double>(V[2]);
+  std::vector<int64_t> maxk = ParseIntTuple(At(a.concrete, imax + 1));
+  bool causal = IsTrue(At(a.concrete, icausal));
+  double pairs = tq * tk / b;
+  if (!maxk.empty() && maxk[0] > 0) pairs = std::min(pairs, tq * static_cast<double>(maxk[0]));
+  if (causal && tq == tk) pairs /= 2;
+  std::string_view tqt = At(a.types, iq);
+  double bpe = BytesPerElement(tqt);
+  w->precision = PrecisionOf(tqt);
+  double fwd_flops = hq * 2 * pairs * (dqk + dv);
+  double fwd_bytes = (tq * hq * dqk + tk * hkv * (dqk + dv) + tq * hq * dv) * bpe;
+  w->flops = bwd ? 2.5 * fwd_flops : fwd_flops;
+  w->bytes = bwd ? 2 * fwd_bytes : fwd_bytes;
+  w->params = fmt::format("varlen B={} Hq={} Hkv={} total_q={} total_kv={} d={}{}", b, hq, hkv, tq,
+                          tk, dqk, causal ? " causal" : "");
+  w->note = "varlen: sequences taken as equal length (per-sequence lengths are not recorded)";
   return true;
 }
 
@@ -568,6 +622,116 @@ bool ModelNorm(Model m, const ShapeArgs& a, OpWork* w) {
   return true;
 }
 
+// ModelNormExtra: the norms beyond TraceLens's set: layer-norm and group-norm
+// backward, group norm, RMS norm (PyTorch's fused op and vLLM's kernels).
+// Per element: forward RMS norm squares, sums, scales and multiplies by the
+// weight (4 FLOPs; +1 for vLLM's fused residual add); a backward recomputes
+// x-hat, forms dy*w and dy*w*x-hat, two row reductions and the combine
+// (8 FLOPs; RMS norm 6), plus 3 for the weight/bias gradients. Bytes: each
+// operand once; mean/rstd statistics at their recorded dtype (fp32 when not
+// recorded).
+bool ModelNormExtra(Model m, const ShapeArgs& a, OpWork* w) {
+  w->op_class = OpClass::kNorm;
+  auto stats_bpe = [&](size_t i) {
+    double b = BytesPerElement(At(a.types, i));
+    return std::isfinite(b) ? b : 4.0;
+  };
+  switch (m) {
+    case Model::kLayerNormBwd: {
+      // (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+      const auto& x = DimsAt(a, 1);
+      std::vector<int64_t> ns = ParseIntTuple(At(a.concrete, 2));
+      const auto& wt = DimsAt(a, 5);
+      double c = !ns.empty() ? Prod(ns) : (!wt.empty() ? Prod(wt) : kNaN);
+      if (x.empty() || !std::isfinite(c) || c <= 0) return false;
+      double n = Prod(x), rows = n / c;
+      bool affine = !wt.empty();
+      double bpe = BytesPerElement(At(a.types, 1));
+      w->flops = 8 * n + (affine ? 3 * n : 0);
+      w->bytes = 3 * n * bpe + 2 * rows * stats_bpe(3) + (affine ? 3 * c * bpe : 0);
+      w->precision = PrecisionOf(At(a.types, 1));
+      w->params = fmt::format("x={} C={}", fmt::join(x, "x"), c);
+      return true;
+    }
+    case Model::kGroupNorm:
+    case Model::kNativeGroupNorm: {
+      // group_norm(input, num_groups, weight, bias, eps, cudnn_enabled);
+      // native_group_norm(input, weight, bias, N, C, HxW, group, eps).
+      const auto& x = DimsAt(a, 0);
+      if (x.size() < 2) return false;
+      size_t iw = m == Model::kGroupNorm ? 2 : 1;
+      double n = Prod(x), c = static_cast<double>(x[1]);
+      bool affine = !DimsAt(a, iw).empty(), bias = !DimsAt(a, iw + 1).empty();
+      double bpe = BytesPerElement(At(a.types, 0));
+      w->flops = NormFlops(true, n, c);
+      w->bytes = NormBytes(affine, bias, true, n, c, bpe, bpe);
+      w->precision = PrecisionOf(At(a.types, 0));
+      w->params = fmt::format("x={} C={} groups={}", fmt::join(x, "x"), c,
+                              At(a.concrete, m == Model::kGroupNorm ? 1 : 6));
+      return true;
+    }
+    case Model::kGroupNormBwd: {
+      // (grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+      const auto& x = DimsAt(a, 1);
+      if (x.size() < 2) return false;
+      double n = Prod(x), c = static_cast<double>(x[1]);
+      double stats = Prod(DimsAt(a, 2));
+      bool affine = !DimsAt(a, 4).empty();
+      double bpe = BytesPerElement(At(a.types, 1));
+      w->flops = 8 * n + (affine ? 3 * n : 0);
+      w->bytes = 3 * n * bpe + 2 * stats * stats_bpe(2) + (affine ? 3 * c * bpe : 0);
+      w->precision = PrecisionOf(At(a.types, 1));
+      w->params = fmt::format("x={} C={}", fmt::join(x, "x"), c);
+      return true;
+    }
+    case Model::kRmsNorm:
+    case Model::kRmsNormComposite:
+    case Model::kRmsNormBwd: {
+      // _fused_rms_norm / rms_norm(input, normalized_shape, weight, eps);
+      // _fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask).
+      bool bwd = m == Model::kRmsNormBwd;
+      size_t ix = bwd ? 1 : 0, ins = bwd ? 2 : 1, iw = bwd ? 4 : 2;
+      const auto& x = DimsAt(a, ix);
+      const auto& wt = DimsAt(a, iw);
+      std::vector<int64_t> ns = ParseIntTuple(At(a.concrete, ins));
+      double c = !ns.empty() ? Prod(ns) : (!wt.empty() ? Prod(wt) : kNaN);
+      if (x.empty() || !std::isfinite(c) || c <= 0) return false;
+      double n = Prod(x), rows = n / c;
+      bool affine = !wt.empty();
+      double bpe = BytesPerElement(At(a.types, ix));
+      if (!bwd) {
+        w->flops = 4 * n;
+        w->bytes = 2 * n * bpe + (affine ? c * bpe : 0) + rows * 4;  // rstd out (fp32)
+      } else {
+        w->flops = 6 * n + (affine ? 2 * n : 0);
+        w->bytes = 3 * n * bpe + rows * stats_bpe(3) + (affine ? 2 * c * bpe : 0);
+      }
+      w->precision = PrecisionOf(At(a.types, ix));
+      w->params = fmt::format("x={} C={}", fmt::join(x, "x"), c);
+      return true;
+    }
+    case Model::kVllmRmsNorm:
+    case Model::kVllmFusedAddRmsNorm: {
+      // _C::rms_norm(out, input, weight, eps); _C::fused_add_rms_norm(input,
+      // residual, weight, eps) normalizes input + residual in place and keeps
+      // the sum in residual.
+      bool fused = m == Model::kVllmFusedAddRmsNorm;
+      const auto& x = DimsAt(a, fused ? 0 : 1);
+      const auto& wt = DimsAt(a, 2);
+      if (x.empty() || wt.empty()) return false;
+      double n = Prod(x), c = Prod(wt);
+      double bpe = BytesPerElement(At(a.types, fused ? 0 : 1));
+      w->flops = fused ? 5 * n : 4 * n;
+      w->bytes = (fused ? 4 : 2) * n * bpe + c * bpe;
+      w->precision = PrecisionOf(At(a.types, fused ? 0 : 1));
+      w->params = fmt::format("x={} C={}{}", fmt::join(x, "x"), c, fused ? " +residual" : "");
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 bool ModelOther(Model m, const ShapeArgs& a, OpWork* w) {
   switch (m) {
     case Model::kSoftmax: {
@@ -650,7 +814,8 @@ OpRole RoleOf(std::string_view op_name) {
     case Model::kLinear:
     case Model::kMatmul:
     case Model::kConvComposite:
-    case Model::kSdpaComposite: return OpRole::kComposite;
+    case Model::kSdpaComposite:
+    case Model::kRmsNormComposite: return OpRole::kComposite;
     default: return OpRole::kPrimary;
   }
 }
@@ -738,6 +903,14 @@ OpWork ModelOpWork(std::string_view name, const ShapeArgs& a) {
     case Model::kFlashAttn: case Model::kSdpaFlashBwd: case Model::kSdpaEfficientBwd:
     case Model::kSdpaCudnnBwd: case Model::kFlashAttnBwd:
       ok = ModelAttention(m, a, &w);
+      break;
+    case Model::kFlashAttnVarlen: case Model::kFlashAttnVarlenBwd:
+      ok = ModelVarlenAttention(m, a, &w);
+      break;
+    case Model::kLayerNormBwd: case Model::kGroupNorm: case Model::kNativeGroupNorm:
+    case Model::kGroupNormBwd: case Model::kRmsNorm: case Model::kRmsNormBwd:
+    case Model::kRmsNormComposite: case Model::kVllmRmsNorm: case Model::kVllmFusedAddRmsNorm:
+      ok = ModelNormExtra(m, a, &w);
       break;
     case Model::kUnary: case Model::kBinary:
       ok = ModelPointwise(m, a, &w);

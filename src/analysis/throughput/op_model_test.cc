@@ -79,6 +79,72 @@ TEST(OpModel, UnknownOpAndDtype) {
   EXPECT_EQ(RoleOf("aten::addmm"), OpRole::kPrimary);
 }
 
+TEST(OpModel, FlashAttnBackwardReadsQAfterGradOut) {
+  // _flash_attn_backward(dout, q, k, v, out, lse, dq, dk, dv, dropout, scale, causal, ...):
+  // GQA q (2, 128, 8, 64), k/v (2, 128, 2, 64), causal at 11.
+  OpWork w = Work("flash_attn::_flash_attn_backward",
+                  "[[2, 128, 8, 64], [2, 128, 8, 64], [2, 128, 2, 64], [2, 128, 2, 64], "
+                  "[2, 128, 8, 64], [2, 8, 128], [], [], [], [], [], [], [], [], [], [], [], []]",
+                  R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"])",
+                  R"(["", "", "", "", "", "", "", "", "", "0.", "0.125", "True", "-1", "-1"])");
+  double fwd = 2.0 * 8 * 2 * (128.0 * 128 / 2) * (64 + 64);
+  EXPECT_DOUBLE_EQ(w.flops, 2.5 * fwd);
+  double fwd_bytes = (2.0 * 128 * 8 * 64 + 2.0 * 128 * 2 * 128 + 2.0 * 128 * 8 * 64) * 2;
+  EXPECT_DOUBLE_EQ(w.bytes, 2 * fwd_bytes);
+  EXPECT_NE(w.params.find("Hkv=2"), std::string::npos);
+}
+
+TEST(OpModel, FlashAttnVarlenTakesEqualLengths) {
+  // 4 sequences, 1000 tokens in all, max 400; causal. Equal lengths: 250 each,
+  // pairs = 1000 * 1000 / 4 / 2.
+  OpWork w = Work("flash_attn::_flash_attn_varlen_forward",
+                  "[[1000, 16, 128], [1000, 4, 128], [1000, 4, 128], [5], [5], [], [], [], [], [], []]",
+                  R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "int", "int", "Scalar", "Scalar"])",
+                  R"(["", "", "", "", "", "400", "400", "0.", "0.088", "True", "-1"])");
+  EXPECT_EQ(w.op_class, OpClass::kAttention);
+  EXPECT_DOUBLE_EQ(w.flops, 16 * 2.0 * (1000.0 * 1000 / 4 / 2) * 256);
+  EXPECT_DOUBLE_EQ(w.bytes, (1000.0 * 16 * 128 + 1000.0 * 4 * 256 + 1000.0 * 16 * 128) * 2);
+  EXPECT_FALSE(w.note.empty());  // the equal-length assumption is stated
+  // One sequence longer than max_seqlen allows is capped: total_q x max_k.
+  OpWork cap = Work("flash_attn::_flash_attn_varlen_forward",
+                    "[[1000, 16, 128], [1000, 16, 128], [1000, 16, 128], [2], [2]]",
+                    R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])",
+                    R"(["", "", "", "", "", "100", "100", "0.", "0.088", "False"])");
+  EXPECT_DOUBLE_EQ(cap.flops, 16 * 2.0 * (1000.0 * 100) * 256);
+}
+
+TEST(OpModel, NormsBeyondTraceLens) {
+  // RMS norm (PyTorch fused): 4 FLOPs per element, x in, y out, weight, fp32 rstd.
+  OpWork rms = Work("aten::_fused_rms_norm", "[[8, 1024, 4096], [], [4096], []]",
+                    R"(["c10::BFloat16", "ScalarList", "c10::BFloat16", "Scalar"])",
+                    R"(["", "[4096]", "", "1e-06"])");
+  double n = 8.0 * 1024 * 4096;
+  EXPECT_EQ(rms.op_class, OpClass::kNorm);
+  EXPECT_DOUBLE_EQ(rms.flops, 4 * n);
+  EXPECT_DOUBLE_EQ(rms.bytes, 2 * n * 2 + 4096 * 2 + 8.0 * 1024 * 4);
+  EXPECT_EQ(RoleOf("aten::rms_norm"), OpRole::kComposite);
+  // vLLM's fused residual add + RMS norm, as in TraceLens's b200 trace.
+  OpWork v = Work("_C::fused_add_rms_norm", "[[888, 2880], [888, 2880], [2880], []]",
+                  R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  EXPECT_DOUBLE_EQ(v.flops, 5.0 * 888 * 2880);
+  EXPECT_DOUBLE_EQ(v.bytes, 4.0 * 888 * 2880 * 2 + 2880 * 2);
+  // Layer-norm backward with weight and bias gradients.
+  OpWork lb = Work("aten::native_layer_norm_backward",
+                   "[[4, 128, 512], [4, 128, 512], [], [4, 128, 1], [4, 128, 1], [512], [512], []]",
+                   R"(["float", "float", "ScalarList", "float", "float", "float", "float", ""])",
+                   R"(["", "", "[512]", "", "", "", "", ""])");
+  double m = 4.0 * 128 * 512;
+  EXPECT_DOUBLE_EQ(lb.flops, 11 * m);
+  EXPECT_DOUBLE_EQ(lb.bytes, 3 * m * 4 + 2 * (4.0 * 128) * 4 + 3 * 512 * 4.0);
+  // Group norm: channels are dim 1.
+  OpWork g = Work("aten::group_norm", "[[2, 64, 32, 32], [], [64], [64], [], []]",
+                  R"(["c10::Half", "Scalar", "c10::Half", "c10::Half", "Scalar", "Scalar"])",
+                  R"(["", "32", "", "", "1e-05", "True"])");
+  EXPECT_EQ(g.op_class, OpClass::kNorm);
+  EXPECT_NE(g.params.find("groups=32"), std::string::npos);
+  EXPECT_TRUE(std::isfinite(g.bytes));
+}
+
 TEST(GpuPeaks, DeviceNamesMapToRows) {
   ASSERT_NE(FindGpuPeaks("NVIDIA H100 80GB HBM3"), nullptr);
   EXPECT_STREQ(FindGpuPeaks("NVIDIA H100 80GB HBM3")->model, "H100 SXM");

@@ -6,6 +6,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/gpu_arch/name_memo.h"
 #include "analysis/utilization/intervals.h"
 
 namespace gpuwhy::analysis {
@@ -16,8 +18,10 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 struct WorkKey {
   StringId name, dims, types, concrete;
+  uint8_t precision = 0;  // dtype from kernel names (0: the recorded types)
   bool operator==(const WorkKey& o) const {
-    return name == o.name && dims == o.dims && types == o.types && concrete == o.concrete;
+    return name == o.name && dims == o.dims && types == o.types && concrete == o.concrete &&
+           precision == o.precision;
   }
 };
 struct WorkKeyHash {
@@ -26,6 +30,7 @@ struct WorkKeyHash {
     h = h * 1000003u ^ k.dims;
     h = h * 1000003u ^ k.types;
     h = h * 1000003u ^ k.concrete;
+    h = h * 1000003u ^ k.precision;
     return static_cast<size_t>(h);
   }
 };
@@ -35,6 +40,21 @@ struct GpuSpan {
   int32_t device;
   int64_t start, end;
 };
+
+// DtypeNameOf: the profiler's dtype name for a precision ("" for none).
+std::string DtypeNameOf(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kTf32: return "float";
+    case Precision::kFp16: return "c10::Half";
+    case Precision::kBf16: return "c10::BFloat16";
+    case Precision::kFp8: return "c10::Float8_e4m3fn";
+    case Precision::kInt8: return "signed char";
+    case Precision::kFp64: return "double";
+    case Precision::kUnknown: break;
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -70,8 +90,11 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     if (R.input_dims[i] != kEmptyString) ++out.ops_with_shapes;
   }
   if (out.ops_with_shapes == 0) {
-    out.note = ops.empty() ? "no op shapes: the trace has no CPU ops"
-                           : "no op shapes in the trace; profile with record_shapes=True";
+    out.note = ops.empty()
+                   ? "no op shapes: the trace has no framework ops (PyTorch profiler with "
+                     "record_shapes=True, or nsys with torch.autograd.profiler."
+                     "emit_nvtx(record_shapes=True))"
+                   : "no op shapes in the trace; profile with record_shapes=True";
     return out;
   }
 
@@ -147,7 +170,27 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
   // GPU ops -> owning instance.
   std::unordered_map<uint32_t, uint32_t> inst_of;  // owner row -> instance index
   std::vector<GpuSpan> spans;
-  auto attribute = [&](int64_t ext, int64_t corr, int32_t device, int64_t s, int64_t e) {
+  NameMemo tensor_core(t, [](std::string_view n) { return UsesTensorCores(n); });
+  // Kernel-name precision per distinct name, only for ops without dtypes.
+  std::unordered_map<StringId, Precision> name_precision;
+  auto precision_of_kernel = [&](StringId id) {
+    auto [it, fresh] = name_precision.try_emplace(id, Precision::kUnknown);
+    if (fresh) {
+      switch (ClassifyKernelName(t.Str(id)).precision) {
+        case KernelPrecision::kFp32: it->second = Precision::kFp32; break;
+        case KernelPrecision::kTf32: it->second = Precision::kTf32; break;
+        case KernelPrecision::kFp16: it->second = Precision::kFp16; break;
+        case KernelPrecision::kBf16: it->second = Precision::kBf16; break;
+        case KernelPrecision::kFp8: it->second = Precision::kFp8; break;
+        case KernelPrecision::kInt8: it->second = Precision::kInt8; break;
+        case KernelPrecision::kFp64: it->second = Precision::kFp64; break;
+        case KernelPrecision::kUnknown: break;
+      }
+    }
+    return it->second;
+  };
+  auto attribute = [&](int64_t ext, int64_t corr, int32_t device, int64_t s, int64_t e,
+                       StringId kernel_name) {
     if (!IsValid(s) || !IsValid(e) || e < s) return;
     uint32_t op = kNone;
     if (IsValid(ext)) {
@@ -167,19 +210,22 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
       out.instances.push_back(oi);
     }
     spans.push_back({jt->second, device, s, e});
+    if (kernel_name != kEmptyString) {
+      OpInstance& oi = out.instances[jt->second];
+      if (tensor_core.Get(kernel_name)) oi.tensor_core_kernel = true;
+      if (oi.kernel_precision == Precision::kUnknown && R.input_types[row] == kEmptyString)
+        oi.kernel_precision = precision_of_kernel(kernel_name);
+    }
   };
   for (size_t i = 0; i < t.kernels.size(); ++i)
     attribute(t.kernels.external_id[i], t.kernels.correlation_id[i], t.kernels.device_id[i],
-              t.kernels.start_ns[i],
-              t.kernels.end_ns[i]);
+              t.kernels.start_ns[i], t.kernels.end_ns[i], t.kernels.name[i]);
   for (size_t i = 0; i < t.memcpys.size(); ++i)
     attribute(t.memcpys.external_id[i], t.memcpys.correlation_id[i], t.memcpys.device_id[i],
-              t.memcpys.start_ns[i],
-              t.memcpys.end_ns[i]);
+              t.memcpys.start_ns[i], t.memcpys.end_ns[i], kEmptyString);
   for (size_t i = 0; i < t.memsets.size(); ++i)
     attribute(t.memsets.external_id[i], t.memsets.correlation_id[i], t.memsets.device_id[i],
-              t.memsets.start_ns[i],
-              t.memsets.end_ns[i]);
+              t.memsets.start_ns[i], t.memsets.end_ns[i], kEmptyString);
 
   // Union of each instance's spans (sorted by instance, then start).
   std::sort(spans.begin(), spans.end(), [](const GpuSpan& a, const GpuSpan& b) {
@@ -200,6 +246,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     }
     total += ce - cs;
     out.instances[inst].gpu_time_ns = total;
+    out.instances[inst].gpu_start_ns = spans[i - static_cast<size_t>(n)].start;
     out.instances[inst].gpu_ops = n;
   }
 
@@ -208,7 +255,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
   ShapeArgs args;
   for (OpInstance& oi : out.instances) {
     uint32_t r = oi.range_row;
-    WorkKey k{R.name[r], R.input_dims[r], R.input_types[r], R.concrete_inputs[r]};
+    WorkKey k{R.name[r], R.input_dims[r], R.input_types[r], R.concrete_inputs[r], 0};
     auto it = memo.find(k);
     if (it == memo.end()) {
       OpWork w;
@@ -221,6 +268,34 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
       it = memo.emplace(k, std::move(w)).first;
     }
     oi.work = it->second;
+    if (R.input_types[r] == kEmptyString && oi.kernel_precision != Precision::kUnknown &&
+        oi.work.op_class != OpClass::kNone) {
+      // Shapes without dtypes (nsys emit_nvtx): every tensor operand takes
+      // the precision its kernels' names state; said in the params.
+      WorkKey pk = k;
+      pk.precision = static_cast<uint8_t>(oi.kernel_precision);
+      auto pit = memo.find(pk);
+      if (pit == memo.end()) {
+        OpWork w = oi.work;
+        std::string dtype = DtypeNameOf(oi.kernel_precision);
+        if (!dtype.empty() && ParseShapeArgs(t.Str(k.dims), "", t.Str(k.concrete), &args)) {
+          args.types.assign(args.dims.size(), dtype);
+          for (size_t j = 0; j < args.dims.size(); ++j)
+            if (args.dims[j].empty()) args.types[j] = "Scalar";
+          w = ModelOpWork(t.Str(k.name), args);
+          w.params += " dtype from kernel names";
+        }
+        pit = memo.emplace(pk, std::move(w)).first;
+      }
+      oi.work = pit->second;
+    }
+    // fp32 matrix ops whose kernels run on tensor cores are TF32 (allow_tf32 /
+    // set_float32_matmul_precision): their roof is the TF32 peak.
+    if (oi.tensor_core_kernel && oi.work.precision == Precision::kFp32 &&
+        IsMatrixClass(oi.work.op_class)) {
+      oi.work.precision = Precision::kTf32;
+      oi.work.params += " tf32";
+    }
   }
 
   // Window for MFU: the marked steps' span, else the device's GPU-op span.
@@ -296,7 +371,27 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
       const OpWork& w = oi->work;
       uint32_t r = oi->range_row;
       d.op_gpu_time_ns += oi->gpu_time_ns;
-      if (IsMatrixClass(w.op_class)) matrix_time += oi->gpu_time_ns;
+      if (IsMatrixClass(w.op_class)) {
+        matrix_time += oi->gpu_time_ns;
+        if (w.precision == Precision::kFp32) d.fp32_matrix_time_ns += oi->gpu_time_ns;
+        if (w.precision == Precision::kTf32) d.tf32_matrix_time_ns += oi->gpu_time_ns;
+      }
+      // Roofline side of this instance: against its own precision's ridge
+      // (an op with no peak of its own, e.g. int64 indices, uses fp32's).
+      if (peaks != nullptr && peaks->mem_bw_gbps > 0 && std::isfinite(w.bytes) && w.bytes > 0 &&
+          std::isfinite(w.flops) && oi->gpu_time_ns > 0) {
+        double peak = PeakTflops(*peaks, w.precision);
+        if (!IsValid(peak) || peak <= 0) peak = PeakTflops(*peaks, Precision::kFp32);
+        if (IsValid(peak) && peak > 0) {
+          double ridge = peak * 1e12 / (peaks->mem_bw_gbps * 1e9);
+          if (w.flops / w.bytes >= ridge) {
+            d.compute_bound_time_ns += oi->gpu_time_ns;
+          } else {
+            d.memory_bound_time_ns += oi->gpu_time_ns;
+            d.memory_bound_bytes += w.bytes;
+          }
+        }
+      }
       bool has_flops = std::isfinite(w.flops);
       if (has_flops) {
         ++d.modelled_ops;
@@ -351,6 +446,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
       if (IsValid(d.busy_ns) && d.busy_ns > 0)
         d.busy_mfu_ratio = d.matrix_flops / (static_cast<double>(d.busy_ns) / 1e9 * peak);
     }
+    d.matrix_time_ns = matrix_time;
     if (d.op_gpu_time_ns > 0)
       d.matrix_share = static_cast<double>(matrix_time) / static_cast<double>(d.op_gpu_time_ns);
     if (IsValid(d.busy_ns) && d.busy_ns > 0)

@@ -34,7 +34,14 @@ struct OpInstance {
   int32_t device_id = kMissingI32;
   OpWork work;
   int64_t gpu_time_ns = 0;        // union of its GPU ops' intervals
+  int64_t gpu_start_ns = kMissingI64;  // first GPU op start
   int32_t gpu_ops = 0;
+  // tensor_core_kernel: a kernel of the op runs on tensor/matrix cores (by
+  // its name); an fp32 matrix op with one runs as TF32 (work.precision says so).
+  bool tensor_core_kernel = false;
+  // kernel_precision: the precision its kernels' names state (first one
+  // known); the dtype of an op whose shapes carry none (nsys emit_nvtx).
+  Precision kernel_precision = Precision::kUnknown;
 };
 
 // Roofline: placement of achieved figures against the device's roofs.
@@ -84,6 +91,16 @@ struct DeviceThroughput {
   double busy_mfu_ratio = kMissingF64;
   double matrix_share = kMissingF64;  // matrix ops' share of attributed GPU time
   double achieved_tflops = kMissingF64;  // all modelled FLOPs / busy time
+  // Roofline split of modelled op GPU time (each instance placed against the
+  // roofs of its own precision; needs a peak-table row): below the ridge
+  // point (memory-bound) or at/above it (compute-bound), and the bytes the
+  // memory-bound ones moved.
+  int64_t memory_bound_time_ns = 0;
+  int64_t compute_bound_time_ns = 0;
+  double memory_bound_bytes = 0;
+  int64_t matrix_time_ns = 0;       // GPU time of GEMM/conv/attention instances
+  int64_t fp32_matrix_time_ns = 0;  // of those, fp32 on the SIMT units (no TF32)
+  int64_t tf32_matrix_time_ns = 0;  // of those, fp32 run as TF32 on tensor cores
   std::vector<OpAggregate> classes;   // by GPU time, descending
   std::vector<OpAggregate> top_ops;   // unique ops by GPU time, at most kTopOps
   static constexpr size_t kTopOps = 10;

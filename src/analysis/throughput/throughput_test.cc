@@ -92,5 +92,101 @@ TEST(Throughput, NoShapesSaysSo) {
   EXPECT_NE(r.note.find("record_shapes"), std::string::npos);
 }
 
+// The same trace with fp32 operands and a given kernel name.
+model::Trace Fp32MmTrace(const char* kernel) {
+  model::Trace t = MmTrace("NVIDIA A100-SXM4-80GB");
+  for (size_t i = 0; i < t.ranges.size(); ++i)
+    if (t.ranges.kind[i] == model::RangeKind::kCpuOp)
+      t.ranges.input_types[i] = t.strings.Intern(R"(["float", "float", ""])");
+  t.kernels.name[0] = t.strings.Intern(kernel);
+  return t;
+}
+
+TEST(Throughput, Fp32OnTensorCoresIsTf32) {
+  // cuBLAS's TF32 kernel: the roof is the TF32 peak (156), not FP32 (19.5).
+  model::Trace t = Fp32MmTrace("ampere_tf32_s1688gemm_tf32_128x128_ldg8_f2f_tn");
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceThroughput& d = r.devices[0];
+  EXPECT_EQ(d.dominant_precision, Precision::kTf32);
+  EXPECT_DOUBLE_EQ(d.peak_tflops, 156);
+  EXPECT_EQ(d.tf32_matrix_time_ns, kNsPerMs);
+  EXPECT_EQ(d.fp32_matrix_time_ns, 0);
+  EXPECT_EQ(d.compute_bound_time_ns, kNsPerMs);
+  EXPECT_EQ(d.memory_bound_time_ns, 0);
+  ASSERT_FALSE(d.top_ops.empty());
+  EXPECT_NE(d.top_ops[0].params.find("tf32"), std::string::npos);
+}
+
+TEST(Throughput, Fp32OnSimtStaysFp32) {
+  model::Trace t = Fp32MmTrace("ampere_sgemm_128x64_nn");
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceThroughput& d = r.devices[0];
+  EXPECT_EQ(d.dominant_precision, Precision::kFp32);
+  EXPECT_DOUBLE_EQ(d.peak_tflops, 19.5);
+  EXPECT_EQ(d.fp32_matrix_time_ns, kNsPerMs);
+  EXPECT_EQ(d.matrix_time_ns, kNsPerMs);
+}
+
+TEST(Throughput, ElementwiseIsBelowTheRidge) {
+  model::Trace t = MmTrace("NVIDIA H100 80GB HBM3");
+  for (size_t i = 0; i < t.ranges.size(); ++i) {
+    if (t.ranges.kind[i] != model::RangeKind::kCpuOp) continue;
+    t.ranges.name[i] = t.strings.Intern("aten::add");
+    t.ranges.input_dims[i] = t.strings.Intern("[[4096, 4096], [4096, 4096], []]");
+    t.ranges.input_types[i] = t.strings.Intern(R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  }
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceThroughput& d = r.devices[0];
+  EXPECT_EQ(d.memory_bound_time_ns, kNsPerMs);
+  EXPECT_EQ(d.compute_bound_time_ns, 0);
+  EXPECT_DOUBLE_EQ(d.memory_bound_bytes, 3.0 * 4096 * 4096 * 2);
+}
+
+TEST(Throughput, NsysEmitNvtxShapesTakeTheKernelsDtype) {
+  // An nsys trace: the op is an emit_nvtx range (shapes, no dtypes, no
+  // External id); its kernel links through the launch call's correlation id.
+  model::Trace t;
+  model::Device& dev = t.GetOrAddDevice(0);
+  dev.name = t.strings.Intern("NVIDIA H100 80GB HBM3");
+  model::RangeRow mm;
+  mm.pid = 1;
+  mm.tid = 1;
+  mm.start_ns = 1000;
+  mm.end_ns = 50000;
+  mm.name = t.strings.Intern("aten::mm");
+  mm.kind = model::RangeKind::kCpuOp;
+  mm.input_dims = t.strings.Intern("[[4096, 4096], [4096, 4096]]");
+  t.ranges.Append(mm);
+  model::ApiRow launch;
+  launch.pid = 1;
+  launch.tid = 1;
+  launch.start_ns = 2000;
+  launch.end_ns = 3000;
+  launch.correlation_id = 42;
+  launch.name = t.strings.Intern("cudaLaunchKernel");
+  t.api_calls.Append(launch);
+  model::KernelRow k;
+  k.device_id = 0;
+  k.stream_id = 7;
+  k.start_ns = 100000;
+  k.end_ns = 100000 + kNsPerMs;
+  k.correlation_id = 42;
+  k.name = t.strings.Intern("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
+  t.kernels.Append(k);
+  t.Finalize();
+  ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceThroughput& d = r.devices[0];
+  EXPECT_EQ(d.dominant_precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(d.matrix_flops, 2.0 * 4096 * 4096 * 4096);
+  ASSERT_FALSE(d.top_ops.empty());
+  EXPECT_DOUBLE_EQ(d.top_ops[0].bytes, 3.0 * 4096 * 4096 * 2);
+  EXPECT_NE(d.top_ops[0].params.find("dtype from kernel names"), std::string::npos);
+  EXPECT_NEAR(d.busy_mfu_ratio, 2.0 * 4096 * 4096 * 4096 / (1e-3 * 989.4e12), 1e-12);
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis

@@ -4,6 +4,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 #include <limits>
 #include <cmath>
 #include <condition_variable>
@@ -754,6 +756,43 @@ Status Reader::Syncs() {
       &scan_.sync_rows);
 }
 
+// EmitNvtxOp: PyTorch's emit_nvtx() names each op's NVTX range
+// "<op>[, seq = N][, op_id = N][, sizes = [[..], ..]][, input_op_ids = [..]]"
+// (torch/csrc/profiler/util.cpp getNvtxStr). Such a range is a framework op:
+// `op` gets the op name and `sizes` the recorded input shapes (a JSON list in
+// the same layout as Kineto's Input Dims), empty when absent. False for any
+// other NVTX text.
+bool EmitNvtxOp(std::string_view text, std::string_view* op, std::string_view* sizes) {
+  size_t comma = text.find(", ");
+  std::string_view name = text.substr(0, comma);
+  // An op name: a namespaced identifier ("aten::mm", "flash_attn::_flash_attn_forward").
+  size_t ns = name.find("::");
+  if (name.empty() || ns == std::string_view::npos || ns == 0 || ns + 2 >= name.size()) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.'))
+      return false;
+  *op = name;
+  *sizes = {};
+  if (comma == std::string_view::npos) return false;  // a bare name is any NVTX range
+  std::string_view rest = text.substr(comma);
+  auto starts = [&](std::string_view key) { return rest.substr(0, key.size()) == key; };
+  if (!starts(", seq = ") && !starts(", op_id = ") && !starts(", sizes = ")) return false;
+  size_t at = rest.find(", sizes = [");
+  if (at != std::string_view::npos) {
+    std::string_view list = rest.substr(at + 10);
+    // The list ends at its matching bracket.
+    int depth = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i] == '[') ++depth;
+      else if (list[i] == ']' && --depth == 0) {
+        *sizes = list.substr(0, i + 1);
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 Status Reader::Nvtx() {
   constexpr std::string_view kTable = "NVTX_EVENTS";
   if (!db_.HasTable(kTable)) return Status::Ok();
@@ -816,6 +855,15 @@ Status Reader::Nvtx() {
     r.name = name;
     r.kind = RangeKind::kNvtx;
     r.domain = domain;
+    std::string_view op, sizes;
+    if (type == kPushPop && EmitNvtxOp(t_.Str(name), &op, &sizes)) {
+      // torch.autograd.profiler.emit_nvtx: a framework op, with its shapes
+      // when recorded (record_shapes=True); the dtypes are never written.
+      r.kind = RangeKind::kCpuOp;
+      std::string op_name(op), dims(sizes);
+      r.name = t_.strings.Intern(op_name);
+      if (!dims.empty()) r.input_dims = t_.strings.Intern(dims);
+    }
     t_.ranges.Append(r);
   }
   scan_.nvtx_rows = row;

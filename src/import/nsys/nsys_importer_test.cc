@@ -233,6 +233,36 @@ INSERT INTO NVTX_EVENTS VALUES (100, 200, 59, NULL, NULL, NULL, NULL, 16777216 *
   EXPECT_EQ(t.stats.Get(ImportStat::missing_dur), 1u);
 }
 
+TEST_F(NsysImporterTest, EmitNvtxRangesBecomeOpsWithShapes) {
+  // torch.autograd.profiler.emit_nvtx(record_shapes=True) range texts.
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, rangeId INT, category INT,
+  color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);
+INSERT INTO NVTX_EVENTS VALUES
+  (100, 900, 59, NULL, NULL, NULL, 'aten::mm, seq = 12, op_id = 4, sizes = [[64, 128], [128, 256]], input_op_ids = [(3, 0), (2, 0)]', 16777216 * 5 + 6, NULL, NULL, 0),
+  (1000, 1100, 59, NULL, NULL, NULL, 'aten::relu, seq = 13, op_id = 5', 16777216 * 5 + 6, NULL, NULL, 0),
+  (1200, 1300, 59, NULL, NULL, NULL, 'forward', 16777216 * 5 + 6, NULL, NULL, 0),
+  (1400, 1500, 59, NULL, NULL, NULL, 'my::thing, not an op', 16777216 * 5 + 6, NULL, NULL, 0),
+  (1600, 1700, 59, NULL, NULL, NULL, 'aten::add, sizes = [[2, 3], [], []]', 16777216 * 5 + 6, NULL, NULL, 0);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("e.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(t.ranges.size(), 5u);
+  EXPECT_EQ(t.ranges.kind[0], model::RangeKind::kCpuOp);
+  EXPECT_EQ(t.Str(t.ranges.name[0]), "aten::mm");
+  EXPECT_EQ(t.Str(t.ranges.input_dims[0]), "[[64, 128], [128, 256]]");
+  EXPECT_EQ(t.ranges.kind[1], model::RangeKind::kCpuOp);
+  EXPECT_EQ(t.Str(t.ranges.name[1]), "aten::relu");
+  EXPECT_EQ(t.ranges.input_dims[1], kEmptyString);
+  EXPECT_EQ(t.ranges.kind[2], model::RangeKind::kNvtx);
+  EXPECT_EQ(t.ranges.kind[3], model::RangeKind::kNvtx);
+  EXPECT_EQ(t.Str(t.ranges.name[3]), "my::thing, not an op");
+  EXPECT_EQ(t.Str(t.ranges.input_dims[4]), "[[2, 3], [], []]");
+}
+
 TEST_F(NsysImporterTest, GpuMetricsBecomeCounterSeriesAndWrappedValuesAreMissing) {
   std::string sql = std::string(kBaseSchema) + R"SQL(
 CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INT, sourceId INT, typeName TEXT, metricId INT,

@@ -114,6 +114,14 @@ void WriteThroughput(JsonWriter& w, const analysis::ThroughputResult& tr, int32_
   w.FieldDouble("busy_mfu_ratio", d->busy_mfu_ratio, 4);
   w.FieldDouble("matrix_share", d->matrix_share, 4);
   w.FieldDouble("achieved_tflops", d->achieved_tflops, 3);
+  w.FieldInt("matrix_time_ns", d->matrix_time_ns);
+  w.FieldInt("fp32_matrix_time_ns", d->fp32_matrix_time_ns);
+  w.FieldInt("tf32_matrix_time_ns", d->tf32_matrix_time_ns);
+  // The roofline split needs a peak-table row: null without one.
+  const bool placed = !d->gpu_model.empty();
+  w.FieldInt("memory_bound_time_ns", placed ? d->memory_bound_time_ns : kMissingI64);
+  w.FieldInt("compute_bound_time_ns", placed ? d->compute_bound_time_ns : kMissingI64);
+  w.FieldDouble("memory_bound_bytes", placed ? d->memory_bound_bytes : kMissingF64, 0);
   w.Key("classes");
   w.BeginArray();
   for (const auto& c : d->classes) WriteAggregate(w, c, false);

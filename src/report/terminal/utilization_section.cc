@@ -78,6 +78,25 @@ void RenderThroughput(const TerminalContext& ctx, int32_t device_id, std::ostrea
                        " of op GPU time";
   if (!d->note.empty()) detail += "; " + d->note;
   Wrapped(ctx, out, detail);
+  const int64_t placed = d->memory_bound_time_ns + d->compute_bound_time_ns;
+  if (!d->gpu_model.empty() && placed > 0) {
+    std::string roof = "    roofline: " +
+                       Pct(static_cast<double>(d->memory_bound_time_ns) /
+                           static_cast<double>(placed)) +
+                       " of placed op time below the ridge (memory-bound), " +
+                       Pct(static_cast<double>(d->compute_bound_time_ns) /
+                           static_cast<double>(placed)) +
+                       " above it";
+    if (d->tf32_matrix_time_ns > 0 || d->fp32_matrix_time_ns > 0)
+      roof += "; fp32 matrix ops " +
+              Pct(static_cast<double>(d->fp32_matrix_time_ns) /
+                  static_cast<double>(std::max<int64_t>(1, d->matrix_time_ns))) +
+              " (SIMT), TF32 " +
+              Pct(static_cast<double>(d->tf32_matrix_time_ns) /
+                  static_cast<double>(std::max<int64_t>(1, d->matrix_time_ns))) +
+              " of matrix time";
+    Wrapped(ctx, out, roof);
+  }
   for (const analysis::OpAggregate& op : d->top_ops) {
     if (!analysis::IsMatrixClass(op.op_class) || !IsValid(op.roof.achieved_tflops)) continue;
     std::string top = "    top matrix op " + op.name + " " + op.params + " (" +
