@@ -7,6 +7,8 @@
 //   import     import::ImportFile (the production path)
 //   +pass      import plus one pass over every event column
 //   +analyze   import plus analysis::AnalyzeTrace
+//   +thrpt     import plus the per-op throughput model alone (AnalyzeThroughput,
+//              which AnalyzeTrace also runs): its share of the analysis
 // Wall is the median of --repeat runs; cpu is the median user+sys CPU (a
 // fairer comparison when the machine is shared). With --variants it also times the Kineto parser with each gzip backend and
 // with/without the read-ahead thread.
@@ -39,6 +41,7 @@ struct Measure {
   double model_mb = 0;
   long rss_kb = 0;
   double cpu_s = 0;  // user+sys CPU of the child and its threads
+  double after_s = 0;  // wall time of the part after the import (+pass/+analyze/+thrpt)
   double gzip_cpu_s = 0;  // CPU of the gzip process (baseline only)
   bool ok = false;
   char note[160] = {};
@@ -158,7 +161,7 @@ int64_t Pass(const gpuwhy::model::Trace& t) {
   return acc;
 }
 
-enum class After { kNothing, kPass, kAnalyze };
+enum class After { kNothing, kPass, kAnalyze, kThroughput };
 
 Measure Import(const std::string& path, After after) {
   return RunChild([&] {
@@ -170,12 +173,19 @@ Measure Import(const std::string& path, After after) {
       return m;
     }
     int64_t acc = 0;
+    auto t1 = Clock::now();
     if (after == After::kPass) acc = Pass(*r);
     if (after == After::kAnalyze) {
       gpuwhy::analysis::TraceAnalysis a = gpuwhy::analysis::AnalyzeTrace(*r, {});
       acc = static_cast<int64_t>(a.summary.devices.size());
     }
+    if (after == After::kThroughput) {
+      gpuwhy::analysis::ThroughputResult tr =
+          gpuwhy::analysis::AnalyzeThroughput(*r, gpuwhy::analysis::FindSteps(*r));
+      acc = static_cast<int64_t>(tr.instances.size());
+    }
     m.wall_s = Seconds(t0);
+    m.after_s = Seconds(t1);
     m.events = static_cast<double>(r->event_count());
     m.model_mb = static_cast<double>(r->memory_bytes()) / 1e6;
     m.ok = true;
@@ -272,6 +282,12 @@ int main(int argc, char** argv) {
     Print("import + pass over model", pass, bytes, events);
     Measure an = Import(f, After::kAnalyze);
     Print("import + AnalyzeTrace", an, bytes, events);
+    Measure th = Import(f, After::kThroughput);
+    Print("import + AnalyzeThroughput", th, bytes, events);
+    if (an.ok && th.ok && an.after_s > 0)
+      std::printf("  after import: AnalyzeTrace %.3f s, of which the per-op throughput model "
+                  "alone takes %.3f s (%.0f%%)\n",
+                  an.after_s, th.after_s, 100.0 * th.after_s / an.after_s);
     if (imp.ok) std::printf("  model rows %.0f\n", imp.events);
     if (gz.ok && an.ok)
       std::printf("  import+analyze / gzip -dc: wall %.2f, cpu %.2f\n", an.wall_s / gz.wall_s,

@@ -53,6 +53,7 @@ void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOpti
                                                 : "INSUFFICIENT_DATA");
     dopt.curve_notes.push_back(best != nullptr ? best->window_note : std::string());
     dopt.curve_reasons.push_back(best != nullptr ? best->verdict.reason : std::string());
+    dopt.throughputs.push_back(&ta.utilization.throughput);
   }
   analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
 }

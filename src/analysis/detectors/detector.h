@@ -14,6 +14,10 @@
 #include "analysis/detectors/timeline.h"
 #include "model/trace.h"
 
+namespace gpuwhy::analysis {
+struct ThroughputResult;  // analysis/throughput/throughput.h
+}  // namespace gpuwhy::analysis
+
 namespace gpuwhy::analysis::detectors {
 
 // DetectorInput: what a per-trace detector reads.
@@ -21,6 +25,9 @@ struct DetectorInput {
   const model::Trace& trace;
   const Timeline& timeline;
   int32_t rank = kMissingI32;  // trace.rank.rank, or the input index in a rank set
+  // throughput: the trace's per-op throughput analysis when the caller has it
+  // (the utilization section's); null: a detector that needs it computes it.
+  const ThroughputResult* throughput = nullptr;
 };
 
 // RankInput: one rank of a multi-rank set (same job), with its clock offset.

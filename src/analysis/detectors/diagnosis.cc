@@ -250,7 +250,8 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     const model::Trace& t = *traces[i];
     int32_t rank = IsValid(t.rank.rank) ? t.rank.rank
                                         : (traces.size() > 1 ? static_cast<int32_t>(i) : kMissingI32);
-    DetectorInput in{t, timelines[i], rank};
+    DetectorInput in{t, timelines[i], rank,
+                     i < options.throughputs.size() ? options.throughputs[i] : nullptr};
     for (const DetectorEntry& e : DetectorRegistry()) {
       std::vector<Finding> got = e.fn(in);
       for (Finding& f : got) {

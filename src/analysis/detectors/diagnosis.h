@@ -20,6 +20,10 @@
 #include "analysis/detectors/finding.h"
 #include "model/trace.h"
 
+namespace gpuwhy::analysis {
+struct ThroughputResult;  // analysis/throughput/throughput.h
+}  // namespace gpuwhy::analysis
+
 namespace gpuwhy::analysis::detectors {
 
 // Scenario: who is asking, which changes the order of fixes.
@@ -38,6 +42,10 @@ struct DiagnosisOptions {
   // window's different class when there is one ("while kernels run ..."); may be empty.
   std::vector<std::string> curve_reasons;
   std::vector<std::string> curve_notes;
+  // throughputs[i]: trace i's per-op throughput result when the caller has it
+  // (AttachDiagnosis passes the utilization section's); it must outlive
+  // Diagnose(). Empty or null: computed where needed.
+  std::vector<const ThroughputResult*> throughputs;
 };
 
 // Fix: one recommendation, in scenario order, with the finding it comes from.

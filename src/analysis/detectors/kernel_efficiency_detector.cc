@@ -125,7 +125,9 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
   const bool has_shapes =
       std::any_of(t.ranges.input_dims.begin(), t.ranges.input_dims.end(),
                   [](StringId s) { return s != kEmptyString; });
-  const ThroughputResult thr = has_shapes ? AnalyzeThroughput(t, FindSteps(t)) : ThroughputResult{};
+  ThroughputResult own;
+  if (in.throughput == nullptr && has_shapes) own = AnalyzeThroughput(t, FindSteps(t));
+  const ThroughputResult& thr = in.throughput != nullptr ? *in.throughput : own;
   for (const DeviceTimeline& d : in.timeline.devices) {
     const DeviceThroughput* dtp = nullptr;
     for (const DeviceThroughput& dt : thr.devices)

@@ -19,9 +19,10 @@ constexpr uint32_t kNone = UINT32_MAX;
 struct WorkKey {
   StringId name, dims, types, concrete;
   uint8_t precision = 0;  // dtype from kernel names (0: the recorded types)
+  bool tf32 = false;      // fp32 run on tensor cores
   bool operator==(const WorkKey& o) const {
     return name == o.name && dims == o.dims && types == o.types && concrete == o.concrete &&
-           precision == o.precision;
+           precision == o.precision && tf32 == o.tf32;
   }
 };
 struct WorkKeyHash {
@@ -30,7 +31,7 @@ struct WorkKeyHash {
     h = h * 1000003u ^ k.dims;
     h = h * 1000003u ^ k.types;
     h = h * 1000003u ^ k.concrete;
-    h = h * 1000003u ^ k.precision;
+    h = h * 1000003u ^ (k.precision * 2u + (k.tf32 ? 1u : 0u));
     return static_cast<size_t>(h);
   }
 };
@@ -251,13 +252,22 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
   }
 
   // Model each instance (memoized per distinct name + shapes).
-  std::unordered_map<WorkKey, OpWork, WorkKeyHash> memo;
+  std::unordered_map<WorkKey, uint32_t, WorkKeyHash> memo;
   ShapeArgs args;
+  // Works are memoized per (op, shapes, dtype source, TF32): instances keep an
+  // index, so a million calls of a few hundred shapes copy no strings.
+  auto work_for = [&](const WorkKey& key, auto&& make) -> uint32_t {
+    auto [it, fresh] = memo.try_emplace(key, 0u);
+    if (fresh) {
+      it->second = static_cast<uint32_t>(out.works.size());
+      out.works.push_back(make());
+    }
+    return it->second;
+  };
   for (OpInstance& oi : out.instances) {
     uint32_t r = oi.range_row;
-    WorkKey k{R.name[r], R.input_dims[r], R.input_types[r], R.concrete_inputs[r], 0};
-    auto it = memo.find(k);
-    if (it == memo.end()) {
+    WorkKey k{R.name[r], R.input_dims[r], R.input_types[r], R.concrete_inputs[r], 0, false};
+    uint32_t id = work_for(k, [&] {
       OpWork w;
       if (ParseShapeArgs(t.Str(k.dims), t.Str(k.types), t.Str(k.concrete), &args)) {
         w = ModelOpWork(t.Str(k.name), args);
@@ -265,18 +275,16 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
         w.op_class = ModelOpWork(t.Str(k.name), ShapeArgs{}).op_class;
         w.note = "no shapes recorded";
       }
-      it = memo.emplace(k, std::move(w)).first;
-    }
-    oi.work = it->second;
+      return w;
+    });
     if (R.input_types[r] == kEmptyString && oi.kernel_precision != Precision::kUnknown &&
-        oi.work.op_class != OpClass::kNone) {
+        out.works[id].op_class != OpClass::kNone) {
       // Shapes without dtypes (nsys emit_nvtx): every tensor operand takes
       // the precision its kernels' names state; said in the params.
-      WorkKey pk = k;
-      pk.precision = static_cast<uint8_t>(oi.kernel_precision);
-      auto pit = memo.find(pk);
-      if (pit == memo.end()) {
-        OpWork w = oi.work;
+      k.precision = static_cast<uint8_t>(oi.kernel_precision);
+      const uint32_t base = id;
+      id = work_for(k, [&] {
+        OpWork w = out.works[base];
         std::string dtype = DtypeNameOf(oi.kernel_precision);
         if (!dtype.empty() && ParseShapeArgs(t.Str(k.dims), "", t.Str(k.concrete), &args)) {
           args.types.assign(args.dims.size(), dtype);
@@ -285,17 +293,23 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
           w = ModelOpWork(t.Str(k.name), args);
           w.params += " dtype from kernel names";
         }
-        pit = memo.emplace(pk, std::move(w)).first;
-      }
-      oi.work = pit->second;
+        return w;
+      });
     }
     // fp32 matrix ops whose kernels run on tensor cores are TF32 (allow_tf32 /
     // set_float32_matmul_precision): their roof is the TF32 peak.
-    if (oi.tensor_core_kernel && oi.work.precision == Precision::kFp32 &&
-        IsMatrixClass(oi.work.op_class)) {
-      oi.work.precision = Precision::kTf32;
-      oi.work.params += " tf32";
+    if (oi.tensor_core_kernel && out.works[id].precision == Precision::kFp32 &&
+        IsMatrixClass(out.works[id].op_class)) {
+      k.tf32 = true;
+      const uint32_t base = id;
+      id = work_for(k, [&] {
+        OpWork w = out.works[base];
+        w.precision = Precision::kTf32;
+        w.params += " tf32";
+        return w;
+      });
     }
+    oi.work = id;
   }
 
   // Window for MFU: the marked steps' span, else the device's GPU-op span.
@@ -368,7 +382,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
     double all_flops = 0;
     int64_t matrix_time = 0;
     for (const OpInstance* oi : list) {
-      const OpWork& w = oi->work;
+      const OpWork& w = out.works[oi->work];
       uint32_t r = oi->range_row;
       d.op_gpu_time_ns += oi->gpu_time_ns;
       if (IsMatrixClass(w.op_class)) {

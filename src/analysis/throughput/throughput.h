@@ -32,7 +32,7 @@ namespace gpuwhy::analysis {
 struct OpInstance {
   uint32_t range_row = 0;         // row in trace.ranges
   int32_t device_id = kMissingI32;
-  OpWork work;
+  uint32_t work = 0;              // index into ThroughputResult::works
   int64_t gpu_time_ns = 0;        // union of its GPU ops' intervals
   int64_t gpu_start_ns = kMissingI64;  // first GPU op start
   int32_t gpu_ops = 0;
@@ -112,6 +112,7 @@ struct ThroughputResult {
   std::string note;             // trace-level: "no op shapes (record_shapes=False)", ...
   std::vector<DeviceThroughput> devices;
   std::vector<OpInstance> instances;
+  std::vector<OpWork> works;  // distinct works; OpInstance::work indexes it
 };
 
 // AnalyzeThroughput: see the file comment. `steps` sets the MFU window.
