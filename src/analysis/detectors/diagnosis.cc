@@ -1,13 +1,17 @@
 #include "analysis/detectors/diagnosis.h"
 
+#include "analysis/throughput/throughput.h"
+
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <optional>
 
 #include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/detector_registry.h"
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/throughput/throughput.h"
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/timeline.h"
 #include "analysis/utilization/utilization.h"
@@ -388,6 +392,24 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
+  }
+  // Real throughput: MFU against the peak, split into idle and inefficiency.
+  if (pd != nullptr && !options.throughputs.empty() && options.throughputs[0] != nullptr) {
+    for (const DeviceThroughput& dt : options.throughputs[0]->devices) {
+      if (dt.device_id != pd->device_id || !IsValid(dt.mfu_ratio) || !IsValid(dt.busy_mfu_ratio))
+        continue;
+      dx.mfu_ratio = dt.mfu_ratio;
+      dx.busy_mfu_ratio = dt.busy_mfu_ratio;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f points", 100.0 * std::max(0.0, dt.busy_mfu_ratio - dt.mfu_ratio));
+      std::string idle_pts = buf;
+      std::snprintf(buf, sizeof buf, "%.1f", 100.0 * std::max(0.0, 1.0 - dt.busy_mfu_ratio));
+      dx.real_throughput = "MFU " + FormatPct(dt.mfu_ratio) + " of the " + dt.window + " against the " +
+                           dt.gpu_model + " " + std::string(ToString(dt.dominant_precision)) +
+                           " peak; " + FormatPct(dt.busy_mfu_ratio) +
+                           " while the GPU is busy. Of the gap to the peak, GPU idle costs " +
+                           idle_pts + " and kernels running below peak " + buf + ".";
+    }
   }
 
   // Bottleneck and top line.

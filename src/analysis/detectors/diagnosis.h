@@ -73,6 +73,13 @@ struct Diagnosis {
   // kernel_step_ratio: share of the primary device's windows with a kernel
   // running (NVML's GPU-Util definition; copies alone do not count).
   double kernel_step_ratio = kMissingF64;
+  // Real throughput of the primary trace/device from op shapes
+  // (analysis/throughput): MFU, busy-time MFU, and one line splitting the
+  // gap to the peak into GPU idle (busy-time MFU - MFU) and kernels below
+  // peak (1 - busy-time MFU). Missing/empty without shapes or a peak row.
+  double mfu_ratio = kMissingF64;
+  double busy_mfu_ratio = kMissingF64;
+  std::string real_throughput;
   bool per_step_basis = true;        // false: no step markers, figures are of the span
   int32_t step_count = kMissingI32;
   int32_t rank_count = 0;

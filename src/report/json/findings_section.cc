@@ -92,6 +92,10 @@ void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w) {
   w.FieldDouble("idle_step_ratio", d.idle_step_ratio, 4);
   w.FieldDouble("host_wait_idle_ratio", d.host_wait_idle_ratio, 4);
   w.FieldDouble("kernel_step_ratio", d.kernel_step_ratio, 4);
+  w.FieldDouble("mfu_ratio", d.mfu_ratio, 4);
+  w.FieldDouble("busy_mfu_ratio", d.busy_mfu_ratio, 4);
+  w.Key("real_throughput");
+  w.StringOrNull(d.real_throughput);
   w.FieldBool("per_step_basis", d.per_step_basis);
   w.FieldInt32("step_count", d.step_count);
   w.FieldInt32("rank_count", d.rank_count);

@@ -80,6 +80,7 @@ void RenderFindings(const TerminalContext& ctx, std::ostream& out) {
                      (d.scenario_inferred ? " (inferred: " + d.scenario_reason + ")" : " (given)");
   Wrap(out, "     ", "     ",
        "curve " + d.curve_shape + " · bottleneck " + d.bottleneck + " · scenario " + scen, w);
+  if (!d.real_throughput.empty()) Wrap(out, "REAL ", "     ", d.real_throughput, w);
   if (d.rank_count > 1) Wrap(out, "     ", "     ", std::to_string(d.rank_count) + " ranks analyzed together", w);
   if (d.findings.empty()) {
     out << "     no findings\n";
