@@ -69,7 +69,27 @@ std::string JsonWriter::EscapeString(std::string_view s) {
   return o;
 }
 
+void JsonWriter::WriteEscaped(std::ostream& out, std::string_view s) {
+  // Fast path: printable ASCII without quote or backslash is written as is.
+  bool plain = true;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (!plain) {
+    out << EscapeString(s);
+    return;
+  }
+  out << '"';
+  out.write(s.data(), static_cast<std::streamsize>(s.size()));
+  out << '"';
+}
+
 void JsonWriter::Newline() {
+  if (compact_) return;
   out_ << '\n';
   for (size_t i = 0; i < stack_.size(); ++i) out_ << "  ";
 }
@@ -97,7 +117,7 @@ void JsonWriter::EndObject() {
   stack_.pop_back();
   if (!empty) Newline();
   out_ << '}';
-  if (stack_.empty()) out_ << '\n';
+  if (stack_.empty() && !compact_) out_ << '\n';
 }
 
 void JsonWriter::BeginArray() {
@@ -111,20 +131,21 @@ void JsonWriter::EndArray() {
   stack_.pop_back();
   if (!empty) Newline();
   out_ << ']';
-  if (stack_.empty()) out_ << '\n';
+  if (stack_.empty() && !compact_) out_ << '\n';
 }
 
 void JsonWriter::Key(std::string_view key) {
   if (!stack_.back().empty) out_ << ',';
   stack_.back().empty = false;
   Newline();
-  out_ << EscapeString(key) << ": ";
+  WriteEscaped(out_, key);
+  out_ << (compact_ ? ":" : ": ");
   after_key_ = true;
 }
 
 void JsonWriter::String(std::string_view s) {
   BeforeValue();
-  out_ << EscapeString(s);
+  WriteEscaped(out_, s);
 }
 
 void JsonWriter::StringOrNull(std::string_view s) {
@@ -163,6 +184,26 @@ void JsonWriter::Double(double v, int decimals) {
 void JsonWriter::Bool(bool v) {
   BeforeValue();
   out_ << (v ? "true" : "false");
+}
+
+void JsonWriter::Scaled(int64_t v, int decimals) {
+  if (!IsValid(v)) return Null();
+  BeforeValue();
+  if (decimals <= 0) {
+    out_ << v;
+    return;
+  }
+  decimals = decimals > 9 ? 9 : decimals;
+  int64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  // Magnitude as unsigned so INT64_MIN+1 (the smallest valid value) cannot overflow.
+  const bool negative = v < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const auto uscale = static_cast<uint64_t>(scale);
+  char buf[48];
+  auto r = fmt::format_to_n(buf, sizeof(buf), "{}{}.{:0{}}", negative ? "-" : "", mag / uscale,
+                            mag % uscale, decimals);
+  out_.write(buf, static_cast<std::streamsize>(r.size));
 }
 
 void JsonWriter::Null() {

@@ -4,7 +4,9 @@
 // before each value inside objects). Strings are escaped per RFC 8259
 // (control characters as \u00XX; invalid UTF-8 bytes become U+FFFD).
 // Non-finite doubles and kMissing* integers are written as null. Output is
-// pretty-printed with 2-space indentation and "\n" line ends.
+// pretty-printed with 2-space indentation and "\n" line ends, or, with
+// Style::kCompact (large files such as the Perfetto trace), one line with no
+// spaces.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,9 @@ namespace gpuwhy::report {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  enum class Style : uint8_t { kPretty, kCompact };
+  explicit JsonWriter(std::ostream& out, Style style = Style::kPretty)
+      : out_(out), compact_(style == Style::kCompact) {}
 
   void BeginObject();
   void EndObject();
@@ -36,6 +40,10 @@ class JsonWriter {
   void Double(double v, int decimals);
   void Bool(bool v);
   void Null();
+  // Scaled: v / 10^decimals written exactly from the integer (no rounding
+  // through a double: epoch ns / 1000 has 19 significant digits); null for
+  // kMissingI64. decimals is 0..9.
+  void Scaled(int64_t v, int decimals);
 
   // Field helpers: Key() then the value.
   void Field(std::string_view key, std::string_view v) { Key(key); String(v); }
@@ -43,9 +51,12 @@ class JsonWriter {
   void FieldInt32(std::string_view key, int32_t v) { Key(key); Int32(v); }
   void FieldDouble(std::string_view key, double v, int decimals) { Key(key); Double(v, decimals); }
   void FieldBool(std::string_view key, bool v) { Key(key); Bool(v); }
+  void FieldScaled(std::string_view key, int64_t v, int decimals) { Key(key); Scaled(v, decimals); }
 
   // EscapeString: `s` as a quoted JSON string literal.
   static std::string EscapeString(std::string_view s);
+  // WriteEscaped: EscapeString(s) written to `out` (no copy when s needs no escaping).
+  static void WriteEscaped(std::ostream& out, std::string_view s);
 
  private:
   void BeforeValue();
@@ -57,6 +68,7 @@ class JsonWriter {
     bool empty = true;
   };
   std::vector<Level> stack_;
+  bool compact_ = false;
   bool after_key_ = false;
 };
 
