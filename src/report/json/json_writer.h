@@ -22,6 +22,12 @@ class JsonWriter {
   enum class Style : uint8_t { kPretty, kCompact };
   explicit JsonWriter(std::ostream& out, Style style = Style::kPretty)
       : out_(out), compact_(style == Style::kCompact) {}
+  // Output is buffered: a value at the top level reaches `out` when it is
+  // complete, a long document every 64 KiB, the rest on Flush() or destruction.
+  ~JsonWriter();
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+  void Flush();
 
   void BeginObject();
   void EndObject();
@@ -55,14 +61,15 @@ class JsonWriter {
 
   // EscapeString: `s` as a quoted JSON string literal.
   static std::string EscapeString(std::string_view s);
-  // WriteEscaped: EscapeString(s) written to `out` (no copy when s needs no escaping).
-  static void WriteEscaped(std::ostream& out, std::string_view s);
 
  private:
   void BeforeValue();
   void Newline();
+  void Done();  // after each value: flush a finished document or a full buffer
+  static void AppendEscaped(std::string& o, std::string_view s);
 
   std::ostream& out_;
+  std::string buf_;
   struct Level {
     bool object = false;
     bool empty = true;
