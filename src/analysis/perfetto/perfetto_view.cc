@@ -68,7 +68,18 @@ void IdleSlices(const detectors::Timeline& tl, const detectors::DeviceTimeline& 
            gaps[j].end_ns == gaps[i].end_ns)
       ++j;
     const detectors::IntervalList whole = {{gaps[i].start_ns, gaps[i].end_ns}};
-    const detectors::IntervalList dl = detectors::Intersect(whole, tl.dataloader);
+    bool split_gap = j - i > 1;
+    for (size_t k = i; k < j; ++k)
+      split_gap = split_gap || gaps[k].attributed_ns != gaps[k].end_ns - gaps[k].start_ns;
+    // Only split gaps need the DataLoader ranges inside them (a binary search,
+    // not a pass over every range per gap).
+    detectors::IntervalList dl;
+    if (split_gap) {
+      auto it = std::upper_bound(tl.dataloader.begin(), tl.dataloader.end(), whole[0].start_ns,
+                                 [](int64_t t, const detectors::Interval& r) { return t < r.end_ns; });
+      for (; it != tl.dataloader.end() && it->start_ns < whole[0].end_ns; ++it)
+        dl.push_back({std::max(it->start_ns, whole[0].start_ns), std::min(it->end_ns, whole[0].end_ns)});
+    }
     for (size_t k = i; k < j; ++k) {
       const detectors::IdleGap& g = gaps[k];
       IdleSlice s;
@@ -81,9 +92,8 @@ void IdleSlices(const detectors::Timeline& tl, const detectors::DeviceTimeline& 
         s.step = d.steps[static_cast<size_t>(g.step_index)].step;
       s.gap_start_ns = g.start_ns;
       s.gap_end_ns = g.end_ns;
-      const bool split = j - i > 1 || g.attributed_ns != g.end_ns - g.start_ns;
       const detectors::IntervalList parts =
-          !split ? whole
+          !split_gap ? whole
                  : (g.cause == IdleCause::kDataLoader ? dl : detectors::Subtract(whole, dl));
       for (const detectors::Interval& p : parts) {
         s.start_ns = p.start_ns;
