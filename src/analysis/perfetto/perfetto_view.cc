@@ -148,6 +148,10 @@ PerfettoView BuildPerfettoView(const std::vector<model::Trace>& traces, const An
       tv.flow_id_offset = static_cast<int64_t>(ti) << kRankFlowIdShift;
     }
     FlowFlags(t, tv);
+    tv.kernel_collective.assign(t.kernels.size(), UINT32_MAX);
+    for (uint32_t c = 0; c < t.collectives.size(); ++c)
+      if (t.collectives.kernel_row[c] < t.kernels.size())
+        tv.kernel_collective[t.collectives.kernel_row[c]] = c;
 
     std::map<int32_t, DeviceView> devices;
     DeviceView host;

@@ -94,6 +94,9 @@ struct TraceView {
   std::vector<bool> kernel_has_api;
   std::vector<bool> memcpy_has_api;
   std::vector<bool> memset_has_api;
+  // kernel_collective[row]: the trace.collectives row of a communication
+  // kernel (its collective args), or UINT32_MAX.
+  std::vector<uint32_t> kernel_collective;
 };
 
 // PerfettoView: all inputs, in input order.

@@ -236,6 +236,18 @@ void WriteGpuEvents(Writer& out, const TraceView& tv) {
     out.Float("warps per SM", k.warps_per_sm[i], 6);
     out.Float("est. achieved occupancy %", k.est_occupancy_pct[i], 3);
     out.Int("graph id", k.graph_id[i]);
+    if (const uint32_t c = tv.kernel_collective[i]; c != UINT32_MAX) {
+      const auto& co = t.collectives;
+      out.Str("Collective name", t.Str(co.collective_name[c]));
+      out.Int("In msg nelems", co.in_msg_nelems[c]);
+      out.Int("Out msg nelems", co.out_msg_nelems[c]);
+      out.Int32("Group size", co.group_size[c]);
+      out.Str("dtype", t.Str(co.dtype[c]));
+      out.Str("Process Group Name", t.Str(co.process_group_name[c]));
+      out.Str("Process Group Description", t.Str(co.process_group_desc[c]));
+      out.Str("Process Group Ranks", t.Str(co.process_group_ranks[c]));
+      out.Int("Seq", co.seq[c]);
+    }
     w.EndObject();
     w.EndObject();
     if (tv.kernel_has_api[i]) out.Flow("f", tv.flow_id_offset + k.correlation_id[i], pid, tid, k.start_ns[i]);
@@ -298,6 +310,7 @@ void WriteGpuEvents(Writer& out, const TraceView& tv) {
     out.Int("correlation", y.correlation_id[i]);
     w.Field("cuda_sync_kind", name);
     out.Int("wait_on_stream", y.wait_on_stream_id[i]);
+    out.Int("wait_on_cuda_event_id", y.event_id[i]);
     w.EndObject();
     w.EndObject();
   }

@@ -99,6 +99,19 @@ std::vector<Row> Apis(const model::Trace& t) {
   return v;
 }
 
+// Collectives: (kernel start, name, message sizes, group, dtype, seq), sorted.
+std::vector<std::tuple<int64_t, std::string, int64_t, int64_t, int32_t, std::string, int64_t>>
+Collectives(const model::Trace& t) {
+  std::vector<std::tuple<int64_t, std::string, int64_t, int64_t, int32_t, std::string, int64_t>> v;
+  const auto& c = t.collectives;
+  for (size_t i = 0; i < c.size(); ++i)
+    v.emplace_back(t.kernels.start_ns[c.kernel_row[i]], std::string(t.Str(c.collective_name[i])),
+                   c.in_msg_nelems[i], c.out_msg_nelems[i], c.group_size[i],
+                   std::string(t.Str(c.process_group_ranks[i])), c.seq[i]);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 void ExpectSameRows(const std::vector<Row>& want, const std::vector<Row>& got, const char* what) {
   ASSERT_EQ(want.size(), got.size()) << what;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -120,6 +133,8 @@ void ExpectRoundTrip(const std::string& path, const std::string& name) {
   ExpectSameRows(Memsets(src), Memsets(back), "memsets");
   ExpectSameRows(Apis(src), Apis(back), "api calls");
   EXPECT_EQ(src.ranges.size(), back.ranges.size());
+  EXPECT_EQ(src.syncs.size(), back.syncs.size());
+  EXPECT_EQ(Collectives(src), Collectives(back));
   EXPECT_EQ(src.devices.size(), back.devices.size());
   // Flows: one ac2g start per launch that has a GPU op.
   EXPECT_FALSE(src.kernels.size() > 0 && back.info.ac2g_flow_ids.empty());
@@ -138,6 +153,7 @@ TEST(Perfetto, RealTracesRoundTrip) {
       "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
       "kineto_tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
       "hta/trace_filter/sampled_rank-0.json.gz",
+      "hta/nccl_parser_config/nccl_data.json.gz",  // collective args
   };
   int ran = 0;
   for (const std::string& p : paths) {
