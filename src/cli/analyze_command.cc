@@ -14,7 +14,9 @@
 #include "cli/commands.h"
 #include "import/registry.h"
 #include "import/trace_merge.h"
+#include "analysis/perfetto/perfetto_view.h"
 #include "report/json/json_renderer.h"
+#include "report/perfetto/perfetto_renderer.h"
 #include "report/terminal/terminal_renderer.h"
 
 #ifndef GPUWHY_VERSION
@@ -96,6 +98,9 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--scenario", options.scenario,
                  "order fixes for: dev, prod, shared, multi (default: inferred)")
       ->check(CLI::IsMember({"dev", "prod", "shared", "multi"}));
+  app.add_option("--perfetto", options.perfetto_path,
+                 "also write a Chrome JSON trace with gpuwhy's tracks (counters, idle causes, "
+                 "findings) for Perfetto UI / chrome://tracing (docs/perfetto.md)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -141,6 +146,18 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     result.traces.push_back(std::move(ta));
   }
   analysis::AttachDiagnosis(kept, aopts, result);
+
+  // The Perfetto view reads the kept traces' events, so it is written while
+  // they are alive; a rank set goes into one file (one pid range per rank).
+  if (!options.perfetto_path.empty()) {
+    std::ofstream pf(options.perfetto_path, std::ios::binary | std::ios::trunc);
+    if (pf) report::RenderPerfetto(analysis::BuildPerfettoView(kept, result), pf);
+    pf.close();
+    if (!pf) {
+      err << "gpuwhy: " << options.perfetto_path << ": cannot write the Perfetto trace\n";
+      return 2;
+    }
+  }
 
   std::ostringstream report;
   RenderAnalysis(result, options, report);

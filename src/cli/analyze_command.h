@@ -24,6 +24,9 @@ struct AnalyzeOptions {
   std::vector<std::string> compat;  // anchor reproductions: "tbplugin", "hta", "nsys"
   bool ascii = false;  // ASCII sparklines instead of block characters
   std::string scenario;  // "dev" | "prod" | "shared" | "multi"; empty: inferred
+  // perfetto_path: also write a Chrome JSON trace for Perfetto UI there
+  // (docs/perfetto.md); empty: none.
+  std::string perfetto_path;
 };
 
 // ToolVersion: the gpuwhy version string ("0.1.0").

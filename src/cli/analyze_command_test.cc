@@ -49,6 +49,47 @@ TEST(AnalyzeMain, TopLimitsTheKernelTable) {
   EXPECT_TRUE(name.starts_with("sm90_xmma_gemm")) << name;
 }
 
+// --perfetto FILE writes a Chrome JSON trace beside the report; a trace plus
+// its nvidia-smi log gives the log's counters on the trace's GPU; an
+// unwritable path is exit 2 with one line.
+TEST(AnalyzeMain, PerfettoWritesATrace) {
+  const std::string path = ::testing::TempDir() + "/analyze_perfetto.json";
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({"--perfetto", path, kData + "with_smi/dataloader.pt.trace.json.gz",
+                        kData + "with_smi/nvidia_smi.csv"},
+                       &out, &err),
+            0)
+      << err;
+  EXPECT_FALSE(out.empty());  // the report is still printed
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.load(path).get(doc), simdjson::SUCCESS);
+  int kernels = 0, counters = 0, idle = 0, findings = 0;
+  bool smi = false;
+  for (simdjson::dom::element e : doc["traceEvents"].get_array()) {
+    std::string_view ph, cat, name;
+    if (e["ph"].get_string().get(ph) != simdjson::SUCCESS) continue;
+    if (e["cat"].get_string().get(cat) != simdjson::SUCCESS) cat = "";
+    if (e["name"].get_string().get(name) != simdjson::SUCCESS) name = "";
+    kernels += ph == "X" && cat == "kernel";
+    counters += ph == "C";
+    idle += ph == "X" && cat == "gpuwhy_idle";
+    findings += ph == "i" && cat == "gpuwhy_finding";
+    smi = smi || (ph == "C" && name.find("nvidia-smi") != std::string_view::npos);
+  }
+  EXPECT_GT(kernels, 0);
+  EXPECT_GT(counters, 0);
+  EXPECT_GT(idle, 0);
+  EXPECT_GT(findings, 0);
+  EXPECT_TRUE(smi);
+  std::filesystem::remove(path);
+
+  EXPECT_EQ(RunAnalyze({"--perfetto", "/nonexistent-dir/x.json", kData + "healthy.pt.trace.json.gz"},
+                       &out, &err),
+            2);
+  EXPECT_NE(err.find("cannot write the Perfetto trace"), std::string::npos) << err;
+}
+
 // --compat takes one (comma-separated) token per occurrence: files after it
 // stay positional.
 TEST(AnalyzeMain, CompatDoesNotSwallowFiles) {

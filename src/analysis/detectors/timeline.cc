@@ -52,6 +52,19 @@ std::string_view ToString(IdleCause c) {
   return "other";
 }
 
+std::string_view CauseFindingId(IdleCause c) {
+  switch (c) {
+    case IdleCause::kDataLoader: return "data_loading.dataloader";
+    case IdleCause::kSync: return "sync.host_sync";
+    case IdleCause::kH2dSync: return "data_loading.h2d_copies";
+    case IdleCause::kHostLaunch: return "launch_bound.fragmented";
+    case IdleCause::kKernelWait: return "launch_bound.fragmented";
+    case IdleCause::kHostBusy: return "host.busy_elsewhere";
+    case IdleCause::kOther: break;
+  }
+  return {};
+}
+
 IntervalList UnionOf(std::vector<Interval> v) {
   std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
     return a.start_ns < b.start_ns;

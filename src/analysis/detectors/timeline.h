@@ -92,6 +92,13 @@ enum class IdleCause : uint8_t {
 inline constexpr size_t kIdleCauseCount = 7;
 std::string_view ToString(IdleCause c);
 
+// CauseFindingId: the id of the finding that reports recurring idle of cause
+// `c` ("sync.host_sync" for kSync, ...); empty for kOther, which no finding
+// claims. One-off gaps of any cause belong to kOneOffGapFindingId instead.
+// The detectors set these ids (timeline_test checks the table against them).
+std::string_view CauseFindingId(IdleCause c);
+inline constexpr std::string_view kOneOffGapFindingId = "idle.one_off_gap";
+
 // kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
 inline constexpr int64_t kKernelWaitThresholdNs = 30 * kNsPerUs;
 

@@ -164,6 +164,8 @@ TEST(Timeline, AttributesGapsToDataLoaderSyncAndLaunches) {
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].lost_per_step_ns, 110 * kUs);
   EXPECT_NEAR(s[0].lost_step_ratio, 0.11, 1e-9);
+  // The cause -> finding table names the finding the detector sets.
+  EXPECT_EQ(s[0].id, CauseFindingId(IdleCause::kSync));
 }
 
 // A trace with kernels and cuda_sync events but no sync runtime call (e.g.
@@ -259,6 +261,8 @@ TEST(Fragmentation, TinyKernelsAndGraphsNoted) {
   Timeline tl = BuildTimeline(b.t);
   std::vector<Finding> f = DetectFragmentation({b.t, tl, kMissingI32});
   ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, CauseFindingId(IdleCause::kHostLaunch));
+  EXPECT_EQ(f[0].id, CauseFindingId(IdleCause::kKernelWait));
   double u10 = kMissingF64;
   for (const Metric& m : f[0].evidence)
     if (m.name == "kernel_under_10us_ratio") u10 = m.value;

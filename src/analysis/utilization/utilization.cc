@@ -8,6 +8,7 @@
 #include "analysis/gpu_arch/arch_limits.h"
 #include "analysis/gpu_arch/occupancy_calculator.h"
 #include "analysis/utilization/intervals.h"
+#include "analysis/utilization/kernel_fill.h"
 
 namespace gpuwhy::analysis {
 namespace {
@@ -76,41 +77,16 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
     if (info.triton) triton += dur;
     if (IsValid(k.graph_id[i])) graph += dur;
 
-    double bpsm = kMissingF64;
-    if (IsValid(k.blocks_per_sm[i]) && k.blocks_per_sm[i] > 0) {
-      bpsm = k.blocks_per_sm[i];
-      bpsm_from_arg = true;
-    } else if (IsValid(sm_count) && sm_count > 0 && IsValid(k.grid_x[i])) {
-      const double blocks = static_cast<double>(k.grid_x[i]) *
-                            (IsValid(k.grid_y[i]) ? k.grid_y[i] : 1) *
-                            (IsValid(k.grid_z[i]) ? k.grid_z[i] : 1);
-      bpsm = blocks / sm_count;
-      bpsm_computed = true;
-    }
+    // One definition of a kernel's blocks/SM and occupancy (kernel_fill.h).
+    const KernelLaunchFigures kf = KernelFigures(t, i, sm_count, have_limits ? &limits : nullptr);
+    const double bpsm = kf.blocks_per_sm;
     if (IsValid(bpsm)) {
+      (kf.blocks_per_sm_from_arg ? bpsm_from_arg : bpsm_computed) = true;
       with_bpsm += dur;
       fill.push_back({kr.start, kr.end, bpsm});
     }
-
-    double occ = kMissingF64;
-    if (IsValid(k.est_occupancy_pct[i])) {
-      occ = static_cast<double>(k.est_occupancy_pct[i]) / 100.0;
-      occ_from_arg = true;
-    } else if (have_limits && IsValid(k.block_x[i]) && IsValid(k.registers_per_thread[i])) {
-      LaunchConfig lc;
-      lc.threads_per_block = k.block_x[i] * (IsValid(k.block_y[i]) ? k.block_y[i] : 1) *
-                             (IsValid(k.block_z[i]) ? k.block_z[i] : 1);
-      lc.registers_per_thread = k.registers_per_thread[i];
-      if (IsValid(k.static_shared_mem_bytes[i]))
-        lc.static_smem_bytes = k.static_shared_mem_bytes[i];
-      if (IsValid(k.dynamic_shared_mem_bytes[i])) {
-        lc.dynamic_smem_bytes = k.dynamic_shared_mem_bytes[i];
-      } else if (IsValid(k.shared_mem_bytes[i]) && !IsValid(k.static_shared_mem_bytes[i])) {
-        lc.dynamic_smem_bytes = k.shared_mem_bytes[i];
-      }
-      occ = KinetoOccupancyRatio(limits, lc, IsValid(bpsm) ? bpsm : 1e9);
-      if (IsValid(occ)) occ_computed = true;
-    }
+    const double occ = kf.occupancy_ratio;
+    if (IsValid(occ)) (kf.occupancy_from_arg ? occ_from_arg : occ_computed) = true;
     if (IsValid(occ) && dur > 0) {
       occ_w += dur;
       occ_sum += occ * dur;

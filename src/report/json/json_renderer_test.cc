@@ -33,6 +33,27 @@ TEST(JsonWriter, EscapesAndNulls) {
             "  \"missing\": null,\n  \"missing32\": null,\n  \"zero\": 0,\n  \"empty\": []\n}\n");
 }
 
+TEST(JsonWriter, CompactAndExactScaled) {
+  std::ostringstream os;
+  {
+    JsonWriter w(os, JsonWriter::Style::kCompact);
+    w.BeginObject();
+    w.FieldScaled("ts", 1'700'000'000'123'456'789, 3);  // 19 digits: exact, no double
+    w.FieldScaled("neg", -1'001, 3);
+    w.FieldScaled("small", 7, 3);
+    w.FieldScaled("missing", kMissingI64, 3);
+    w.Key("a");
+    w.BeginArray();
+    w.String("x\"y");
+    w.Int(1);
+    w.EndArray();
+    w.EndObject();
+  }
+  EXPECT_EQ(os.str(),
+            "{\"ts\":1700000000123456.789,\"neg\":-1.001,\"small\":0.007,\"missing\":null,"
+            "\"a\":[\"x\\\"y\",1]}");
+}
+
 TEST(JsonRenderer, ValidJsonWithSchemaVersionAndNulls) {
   model::Trace t;
   t.info.source_path = "x \"quoted\".json";

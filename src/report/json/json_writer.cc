@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "base/units.h"
 
@@ -35,11 +36,21 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 
 }  // namespace
 
-std::string JsonWriter::EscapeString(std::string_view s) {
-  std::string o;
-  o.reserve(s.size() + 2);
+void JsonWriter::AppendEscaped(std::string& o, std::string_view s) {
   o.push_back('"');
   for (size_t i = 0; i < s.size();) {
+    // Runs of printable ASCII without quote or backslash go in one append.
+    size_t run = i;
+    while (run < s.size()) {
+      auto r = static_cast<unsigned char>(s[run]);
+      if (r < 0x20 || r >= 0x80 || r == '"' || r == '\\') break;
+      ++run;
+    }
+    if (run > i) {
+      o.append(s.data() + i, run - i);
+      i = run;
+      continue;
+    }
     auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"': o += "\\\""; ++i; continue;
@@ -52,7 +63,7 @@ std::string JsonWriter::EscapeString(std::string_view s) {
       default: break;
     }
     if (c < 0x20) {
-      o += fmt::format("\\u{:04x}", c);
+      fmt::format_to(std::back_inserter(o), "\\u{:04x}", c);
       ++i;
       continue;
     }
@@ -66,12 +77,31 @@ std::string JsonWriter::EscapeString(std::string_view s) {
     i += len;
   }
   o.push_back('"');
+}
+
+std::string JsonWriter::EscapeString(std::string_view s) {
+  std::string o;
+  AppendEscaped(o, s);
   return o;
 }
 
+JsonWriter::~JsonWriter() { Flush(); }
+
+void JsonWriter::Flush() {
+  if (buf_.empty()) return;
+  out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  buf_.clear();
+}
+
+void JsonWriter::Done() {
+  // Whole documents reach the stream at once; long ones in 64 KiB pieces.
+  if (stack_.empty() || buf_.size() >= (size_t{1} << 16)) Flush();
+}
+
 void JsonWriter::Newline() {
-  out_ << '\n';
-  for (size_t i = 0; i < stack_.size(); ++i) out_ << "  ";
+  if (compact_) return;
+  buf_.push_back('\n');
+  buf_.append(2 * stack_.size(), ' ');
 }
 
 void JsonWriter::BeforeValue() {
@@ -80,7 +110,7 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (!stack_.empty()) {
-    if (!stack_.back().empty) out_ << ',';
+    if (!stack_.back().empty) buf_.push_back(',');
     stack_.back().empty = false;
     Newline();
   }
@@ -88,7 +118,7 @@ void JsonWriter::BeforeValue() {
 
 void JsonWriter::BeginObject() {
   BeforeValue();
-  out_ << '{';
+  buf_.push_back('{');
   stack_.push_back({true, true});
 }
 
@@ -96,13 +126,14 @@ void JsonWriter::EndObject() {
   bool empty = stack_.back().empty;
   stack_.pop_back();
   if (!empty) Newline();
-  out_ << '}';
-  if (stack_.empty()) out_ << '\n';
+  buf_.push_back('}');
+  if (stack_.empty() && !compact_) buf_.push_back('\n');
+  Done();
 }
 
 void JsonWriter::BeginArray() {
   BeforeValue();
-  out_ << '[';
+  buf_.push_back('[');
   stack_.push_back({false, true});
 }
 
@@ -110,21 +141,24 @@ void JsonWriter::EndArray() {
   bool empty = stack_.back().empty;
   stack_.pop_back();
   if (!empty) Newline();
-  out_ << ']';
-  if (stack_.empty()) out_ << '\n';
+  buf_.push_back(']');
+  if (stack_.empty() && !compact_) buf_.push_back('\n');
+  Done();
 }
 
 void JsonWriter::Key(std::string_view key) {
-  if (!stack_.back().empty) out_ << ',';
+  if (!stack_.back().empty) buf_.push_back(',');
   stack_.back().empty = false;
   Newline();
-  out_ << EscapeString(key) << ": ";
+  AppendEscaped(buf_, key);
+  buf_.append(compact_ ? ":" : ": ");
   after_key_ = true;
 }
 
 void JsonWriter::String(std::string_view s) {
   BeforeValue();
-  out_ << EscapeString(s);
+  AppendEscaped(buf_, s);
+  Done();
 }
 
 void JsonWriter::StringOrNull(std::string_view s) {
@@ -138,18 +172,21 @@ void JsonWriter::StringOrNull(std::string_view s) {
 void JsonWriter::Int(int64_t v) {
   if (!IsValid(v)) return Null();
   BeforeValue();
-  out_ << v;
+  fmt::format_to(std::back_inserter(buf_), "{}", v);
+  Done();
 }
 
 void JsonWriter::Int32(int32_t v) {
   if (!IsValid(v)) return Null();
   BeforeValue();
-  out_ << v;
+  fmt::format_to(std::back_inserter(buf_), "{}", v);
+  Done();
 }
 
 void JsonWriter::Uint(uint64_t v) {
   BeforeValue();
-  out_ << v;
+  fmt::format_to(std::back_inserter(buf_), "{}", v);
+  Done();
 }
 
 void JsonWriter::Double(double v, int decimals) {
@@ -157,17 +194,40 @@ void JsonWriter::Double(double v, int decimals) {
   BeforeValue();
   std::string s = fmt::format("{:.{}f}", v, decimals);
   if (s == "-0" || s.find_first_not_of("-0.") == std::string::npos) s = s[0] == '-' ? s.substr(1) : s;
-  out_ << s;
+  buf_.append(s);
+  Done();
 }
 
 void JsonWriter::Bool(bool v) {
   BeforeValue();
-  out_ << (v ? "true" : "false");
+  buf_.append(v ? "true" : "false");
+  Done();
+}
+
+void JsonWriter::Scaled(int64_t v, int decimals) {
+  if (!IsValid(v)) return Null();
+  BeforeValue();
+  if (decimals <= 0) {
+    fmt::format_to(std::back_inserter(buf_), "{}", v);
+    Done();
+    return;
+  }
+  decimals = decimals > 9 ? 9 : decimals;
+  int64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  // Magnitude as unsigned so INT64_MIN+1 (the smallest valid value) cannot overflow.
+  const bool negative = v < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const auto uscale = static_cast<uint64_t>(scale);
+  fmt::format_to(std::back_inserter(buf_), "{}{}.{:0{}}", negative ? "-" : "", mag / uscale,
+                 mag % uscale, decimals);
+  Done();
 }
 
 void JsonWriter::Null() {
   BeforeValue();
-  out_ << "null";
+  buf_.append("null");
+  Done();
 }
 
 }  // namespace gpuwhy::report

@@ -4,7 +4,9 @@
 // before each value inside objects). Strings are escaped per RFC 8259
 // (control characters as \u00XX; invalid UTF-8 bytes become U+FFFD).
 // Non-finite doubles and kMissing* integers are written as null. Output is
-// pretty-printed with 2-space indentation and "\n" line ends.
+// pretty-printed with 2-space indentation and "\n" line ends, or, with
+// Style::kCompact (large files such as the Perfetto trace), one line with no
+// spaces.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,15 @@ namespace gpuwhy::report {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  enum class Style : uint8_t { kPretty, kCompact };
+  explicit JsonWriter(std::ostream& out, Style style = Style::kPretty)
+      : out_(out), compact_(style == Style::kCompact) {}
+  // Output is buffered: a value at the top level reaches `out` when it is
+  // complete, a long document every 64 KiB, the rest on Flush() or destruction.
+  ~JsonWriter();
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+  void Flush();
 
   void BeginObject();
   void EndObject();
@@ -36,6 +46,10 @@ class JsonWriter {
   void Double(double v, int decimals);
   void Bool(bool v);
   void Null();
+  // Scaled: v / 10^decimals written exactly from the integer (no rounding
+  // through a double: epoch ns / 1000 has 19 significant digits); null for
+  // kMissingI64. decimals is 0..9.
+  void Scaled(int64_t v, int decimals);
 
   // Field helpers: Key() then the value.
   void Field(std::string_view key, std::string_view v) { Key(key); String(v); }
@@ -43,6 +57,7 @@ class JsonWriter {
   void FieldInt32(std::string_view key, int32_t v) { Key(key); Int32(v); }
   void FieldDouble(std::string_view key, double v, int decimals) { Key(key); Double(v, decimals); }
   void FieldBool(std::string_view key, bool v) { Key(key); Bool(v); }
+  void FieldScaled(std::string_view key, int64_t v, int decimals) { Key(key); Scaled(v, decimals); }
 
   // EscapeString: `s` as a quoted JSON string literal.
   static std::string EscapeString(std::string_view s);
@@ -50,13 +65,17 @@ class JsonWriter {
  private:
   void BeforeValue();
   void Newline();
+  void Done();  // after each value: flush a finished document or a full buffer
+  static void AppendEscaped(std::string& o, std::string_view s);
 
   std::ostream& out_;
+  std::string buf_;
   struct Level {
     bool object = false;
     bool empty = true;
   };
   std::vector<Level> stack_;
+  bool compact_ = false;
   bool after_key_ = false;
 };
 
