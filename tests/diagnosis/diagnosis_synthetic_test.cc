@@ -2,8 +2,11 @@
 // against the generator's explicit ground truth.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
+#include "analysis/detectors/timeline.h"
 #include "diagnosis_test_util.h"
 #include "synth_trace.h"
 
@@ -277,6 +280,63 @@ TEST(DiagnosisSynthetic, GemmBelowRoofNamesTheShape) {
   double good_ns = 4.0 * static_cast<double>(mix[0].dur_ns);
   EXPECT_NEAR(Metric(*f, "gemm_below_roof_time_ratio"), bad_ns / (bad_ns + good_ns), 1e-3);
   EXPECT_FALSE(f->lost_is_upper_bound);
+}
+
+// Predicted gain, checked against the generator making the fix: each pair is
+// the same scenario and seed before and after one change, and the finding's
+// predicted step time on "before" must land near the mean step of "after".
+struct FixPair {
+  synth::Scenario scenario;
+  const char* finding;
+  void (*fix)(synth::ScenarioParams&);
+  double max_error;  // |predicted - actual| / actual
+};
+
+// MeanStepOf: the mean step window of the trace's primary device (the step
+// the prediction is about: the generator's host steps run ahead of the GPU).
+double MeanStepOf(const model::Trace& t) {
+  analysis::detectors::Timeline tl = analysis::detectors::BuildTimeline(t);
+  const analysis::detectors::DeviceTimeline* d = tl.Primary();
+  if (d == nullptr || d->steps.empty()) return 0;
+  return static_cast<double>(d->steps_total_ns) / static_cast<double>(d->steps.size());
+}
+
+TEST(DiagnosisSynthetic, PredictedStepAfterFixMatchesTheFixedRun) {
+  const FixPair pairs[] = {
+      {synth::Scenario::kDataloaderStall, "data_loading.dataloader",
+       [](synth::ScenarioParams& p) { p.dataloader_ns = 0; }, 0.02},
+      {synth::Scenario::kHostBusy, "host.busy_elsewhere",
+       [](synth::ScenarioParams& p) { p.host_work_ns = 0; }, 0.02},
+      {synth::Scenario::kPageableH2d, "data_loading.h2d_copies",
+       [](synth::ScenarioParams& p) { p.h2d_pageable = false; }, 0.02},
+  };
+  for (const FixPair& fp : pairs) {
+    Case before = Make(fp.scenario);
+    ASSERT_EQ(before.traces.size(), 1u);
+    Diagnosis d = DiagnoseAll(before.traces);
+    const auto* f = FindFinding(d, fp.finding);
+    ASSERT_NE(f, nullptr) << fp.finding;
+    ASSERT_TRUE(IsValid(f->predicted_step_ns)) << fp.finding;
+    EXPECT_FALSE(f->prediction_assumption.empty());
+    synth::ScenarioParams p = synth::DefaultParams(fp.scenario);
+    fp.fix(p);
+    const std::string path = std::string(GPUWHY_BINARY_DIR) + "/diag_fixed_" +
+                             std::string(synth::ScenarioName(fp.scenario)) + ".json";
+    ASSERT_TRUE(synth::WriteTrace(synth::Generate(p).json, path).ok());
+    std::vector<model::Trace> after = ImportAll({path});
+    std::filesystem::remove(path);
+    ASSERT_EQ(after.size(), 1u);
+    const double actual = MeanStepOf(after[0]);
+    const double before_ns = MeanStepOf(before.traces[0]);
+    const double predicted = static_cast<double>(f->predicted_step_ns);
+    std::printf("%s: before %.2f ms, predicted %.2f ms, after %.2f ms (error %+.1f%%)\n",
+                fp.finding, before_ns / 1e6, predicted / 1e6, actual / 1e6,
+                100.0 * (predicted - actual) / actual);
+    EXPECT_LT(std::abs(predicted - actual) / actual, fp.max_error) << fp.finding;
+    // A prediction is a model, not the upper bound: never faster than the
+    // upper-bound saving allows.
+    EXPECT_GE(predicted + 1, before_ns - static_cast<double>(f->lost_per_step_ns) - 0.02 * before_ns);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/detector_registry.h"
+#include "analysis/detectors/prediction.h"
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/throughput/throughput.h"
 #include "analysis/detectors/multi_gpu_detector.h"
@@ -259,6 +260,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     for (const DetectorEntry& e : DetectorRegistry()) {
       std::vector<Finding> got = e.fn(in);
       for (Finding& f : got) {
+        PredictStepAfterFix(f, timelines[i]);
         any_comm = any_comm || f.category == Category::kCommunication;
         any_contention = any_contention || f.category == Category::kContention;
         all.push_back(std::move(f));
@@ -280,7 +282,11 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       ranks.push_back({traces[i], &timelines[i], rank, 0});
     }
     AlignRanks(ranks);
-    for (Finding& f : DetectCrossRank(ranks)) all.push_back(std::move(f));
+    for (Finding& f : DetectCrossRank(ranks)) {
+      for (const RankInput& r : ranks)
+        if (r.rank == f.rank) PredictStepAfterFix(f, *r.timeline);
+      all.push_back(std::move(f));
+    }
   }
 
   // With several ranks, keep each per-rank finding id once: the worst rank's,

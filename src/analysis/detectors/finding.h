@@ -103,6 +103,11 @@ struct Finding {
   // fix saves (e.g. a 2x speed-up of fp32 GEMMs), not the GPU time the cause held.
   bool lost_is_upper_bound = true;
   bool per_step_basis = true;  // false: "step" is the whole span (no step markers)
+  // predicted_step_ns: the mean step (span) time expected once this one cause
+  // is fixed, and the assumption behind it in one line (prediction.h); a
+  // model, unlike lost_per_step_ns. kMissingI64 when not predicted.
+  int64_t predicted_step_ns = kMissingI64;
+  std::string prediction_assumption;
   int32_t step_count = kMissingI32;
   std::vector<Recommendation> recommendations;  // most specific first
   std::vector<std::string> caveats;

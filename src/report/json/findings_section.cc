@@ -22,6 +22,9 @@ void WriteFinding(const dx::Finding& f, JsonWriter& w) {
   w.FieldInt("lost_per_step_ns", f.lost_per_step_ns);
   w.FieldDouble("lost_step_ratio", f.lost_step_ratio, 4);
   w.FieldBool("lost_is_upper_bound", f.lost_is_upper_bound);
+  w.FieldInt("predicted_step_ns_after_fix", f.predicted_step_ns);
+  w.Key("prediction_assumption");
+  w.StringOrNull(f.prediction_assumption);
   w.FieldBool("per_step_basis", f.per_step_basis);
   w.FieldInt32("step_count", f.step_count);
   w.Key("evidence");

@@ -62,8 +62,12 @@ std::string LostText(const dx::Finding& f) {
   if (!IsValid(f.lost_per_step_ns)) return "time lost: n/a";
   std::string per = f.per_step_basis ? "/step" : " in span";
   // Upper bounds read "up to"; estimates of the saving read "about".
-  return std::string(f.lost_is_upper_bound ? "up to " : "about ") +
-         FormatDuration(f.lost_per_step_ns) + per + " (" + FormatPct(f.lost_step_ratio) + ")";
+  std::string text = std::string(f.lost_is_upper_bound ? "up to " : "about ") +
+                     FormatDuration(f.lost_per_step_ns) + per + " (" +
+                     FormatPct(f.lost_step_ratio) + ")";
+  if (IsValid(f.predicted_step_ns))
+    text += " → about " + FormatDuration(f.predicted_step_ns) + (f.per_step_basis ? "/step" : " span");
+  return text;
 }
 
 }  // namespace
