@@ -65,3 +65,9 @@ grep -v '^[[:space:]]*#' tests/golden/cases.txt | while read -r name inputs; do
   "$gpuwhy" analyze --json $inputs > "tests/golden/expected/$name.json"
   echo "updated $name"
 done
+grep -v '^[[:space:]]*#' tests/golden/diff_cases.txt | while read -r name before after; do
+  [ -n "$name" ] || continue
+  "$gpuwhy" diff "$before" "$after" > "tests/golden/expected/diff_$name.txt"
+  "$gpuwhy" diff --json "$before" "$after" > "tests/golden/expected/diff_$name.json"
+  echo "updated diff_$name"
+done

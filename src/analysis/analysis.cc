@@ -56,6 +56,7 @@ void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOpti
     dopt.throughputs.push_back(&ta.utilization.throughput);
   }
   analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
+  analysis.profile = ProfileOf(analysis);
 }
 
 Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options) {

@@ -25,6 +25,7 @@
 #include "analysis/anchor_compat/tracelens_compat.h"
 #include "analysis/nsys_compat/nsys_compat.h"
 #include "analysis/detectors/diagnosis.h"
+#include "analysis/diff/run_profile.h"
 #include "analysis/summary/device_summary.h"
 #include "analysis/utilization/utilization.h"
 #include "base/units.h"
@@ -79,6 +80,9 @@ struct Analysis {
   // diagnosis: ranked root causes over all inputs (one job's ranks), from
   // src/analysis/detectors; missing only when there are no inputs.
   std::optional<detectors::Diagnosis> diagnosis;
+  // profile: the figures `gpuwhy diff` compares (src/analysis/diff), set by
+  // AttachDiagnosis(); JSON reports carry it as "run_profile".
+  RunProfile profile;
 };
 
 // AnalyzeTrace: every section for one trace. Pure; `size_bytes` of the input

@@ -1,5 +1,6 @@
 // Subcommand entry points. Each parses its own arguments (CLI11) and returns
-// the process exit code: 0 success, 1 usage error, 2 bad input / failed run.
+// the process exit code: 0 success, 1 usage error, 2 bad input / failed run,
+// 3 a `diff --fail-if` gate violated.
 // They live in the gpuwhy_cli library so tests can call them in-process.
 #pragma once
 
@@ -11,6 +12,9 @@ namespace gpuwhy::cli {
 int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err);
 // RecordMain: `gpuwhy record [-o FILE] [--interval MS] -- CMD ARGS...`.
 int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err);
+// DiffMain: `gpuwhy diff BEFORE AFTER [--json] [--fail-if EXPR]...`; exit 3
+// when a --fail-if gate is violated (docs/diff.md).
+int DiffMain(int argc, char** argv, std::ostream& out, std::ostream& err);
 // WatchMain: `gpuwhy watch [--once] [--json] ...`.
 int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -398,6 +398,9 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
+    for (size_t c = 0; c < kIdleCauseCount; ++c)
+      dx.idle_ns_per_step_by_cause[c] = static_cast<double>(pd->idle_by_cause[c]) /
+                                        static_cast<double>(pd->steps.size());
   }
   // Real throughput: MFU against the peak, split into idle and inefficiency.
   if (pd != nullptr && !options.throughputs.empty() && options.throughputs[0] != nullptr) {

@@ -11,6 +11,7 @@
 // times overlap (one idle gap can matter to several fixes): never add them up.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "analysis/detectors/finding.h"
+#include "analysis/detectors/timeline.h"
 #include "model/trace.h"
 
 namespace gpuwhy::analysis {
@@ -80,6 +82,10 @@ struct Diagnosis {
   double mfu_ratio = kMissingF64;
   double busy_mfu_ratio = kMissingF64;
   std::string real_throughput;
+  // idle_ns_per_step_by_cause[c]: the primary device's GPU idle attributed to
+  // IdleCause c, per step window (NaN without a kernel timeline).
+  std::array<double, kIdleCauseCount> idle_ns_per_step_by_cause{
+      kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64};
   bool per_step_basis = true;        // false: no step markers, figures are of the span
   int32_t step_count = kMissingI32;
   int32_t rank_count = 0;

@@ -95,6 +95,11 @@ void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w) {
   w.FieldDouble("idle_step_ratio", d.idle_step_ratio, 4);
   w.FieldDouble("host_wait_idle_ratio", d.host_wait_idle_ratio, 4);
   w.FieldDouble("kernel_step_ratio", d.kernel_step_ratio, 4);
+  w.Key("idle_ns_per_step_by_cause");
+  w.BeginObject();
+  for (size_t c = 0; c < dx::kIdleCauseCount; ++c)
+    w.FieldDouble(dx::ToString(static_cast<dx::IdleCause>(c)), d.idle_ns_per_step_by_cause[c], 0);
+  w.EndObject();
   w.FieldDouble("mfu_ratio", d.mfu_ratio, 4);
   w.FieldDouble("busy_mfu_ratio", d.busy_mfu_ratio, 4);
   w.Key("real_throughput");

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "report/json/json_sections.h"
+#include "report/json/run_profile_json.h"
 #include "report/json/json_writer.h"
 
 namespace gpuwhy::report {
@@ -76,6 +77,9 @@ void RenderJson(const analysis::Analysis& analysis, std::ostream& out,
     w.EndObject();
   }
   w.EndArray();
+  // What `gpuwhy diff` reads back from a saved report (docs/diff.md).
+  w.Key("run_profile");
+  WriteRunProfile(analysis.profile, w);
   w.EndObject();
 }
 
