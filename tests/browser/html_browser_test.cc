@@ -70,30 +70,32 @@ struct PageResult {
   int rc = -1;
 };
 
-// Load: open `html` headless, dump the DOM after scripts ran; save a screenshot.
+// Load: open `html` headless once: dump the DOM after the scripts ran and save
+// a 1400x2400 screenshot to <build>/browser/<screenshot_name>.
 PageResult Load(const std::string& html, const std::string& screenshot_name) {
   PageResult r;
   std::string profile = TempDir();
   std::string shots = std::string(GPUWHY_BINARY_DIR) + "/browser";
   fs::create_directories(shots);
-  std::string common = std::string("timeout 90 ") + Chromium() +
-                       " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                       " --disable-background-networking --disable-component-update"
-                       " --disable-sync --disable-extensions --hide-scrollbars"
-                       " --enable-logging=stderr --v=0 --virtual-time-budget=5000"
-                       " --user-data-dir=" + profile;
   std::string log_path = profile + "/chromium.log";
-  std::string dom_cmd = common + " --dump-dom file://" + html + " 2>" + log_path;
-  FILE* p = popen(dom_cmd.c_str(), "r");
+  // The background-networking flags matter: without them Chromium tries to
+  // reach Google services and fails on a closed network.
+  std::string cmd = std::string("timeout 90 ") + Chromium() +
+                    " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                    " --disable-background-networking --disable-component-update"
+                    " --disable-sync --disable-extensions --hide-scrollbars"
+                    " --enable-logging=stderr --v=0 --virtual-time-budget=1000"
+                    " --user-data-dir=" + profile + " --window-size=1400,2400 --screenshot=" +
+                    shots + "/" + screenshot_name + " --dump-dom file://" + html + " 2>" +
+                    log_path;
+  FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
   char buf[65536];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.dom.append(buf, n);
   r.rc = pclose(p);
   r.log = ReadAll(log_path);
-  std::string shot_cmd = common + " --window-size=1400,2400 --screenshot=" + shots + "/" +
-                         screenshot_name + " file://" + html + " >/dev/null 2>&1";
-  EXPECT_EQ(std::system(shot_cmd.c_str()), 0) << shot_cmd;
+  EXPECT_TRUE(fs::exists(shots + "/" + screenshot_name)) << r.log;
   std::error_code ec;
   fs::remove_all(profile, ec);
   return r;

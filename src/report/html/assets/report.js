@@ -211,6 +211,7 @@
       var sorted = rows.slice();
       if (sortKey) {
         sorted.sort(function (a, b) {
+          if (!!a._pin !== !!b._pin) return a._pin ? 1 : -1;
           var x = a[sortKey], y = b[sortKey];
           if (x == null && y == null) return 0;
           if (x == null) return 1;
@@ -292,7 +293,7 @@
     if (!dg.findings.length) add(fs, el('p', null, 'No finding: the detectors found nothing to fix.'));
     dg.findings.forEach(function (f, i) {
       var card = add(fs, el('details', 'finding sev-' + f.severity));
-      if (i < 3) card.open = true;
+      if (i < 2) card.open = true;
       var sum = add(card, el('summary'));
       add(sum, el('span', 'rank-no', '#' + (i + 1)));
       add(sum, el('span', 'sev', f.severity));
@@ -312,8 +313,9 @@
       if (f.evidence.length) {
         var dl = add(body, el('dl', 'evidence'));
         f.evidence.forEach(function (m) {
-          add(dl, el('dt', null, m.label));
-          add(dl, el('dd', null, fmtMetric(m.value, m.unit)));
+          var pair = add(dl, el('div', 'ev'));
+          add(pair, el('dt', null, m.label));
+          add(pair, el('dd', null, fmtMetric(m.value, m.unit)));
         });
       }
       if (f.examples.length) {
@@ -385,7 +387,7 @@
     makeChart(rs, {
       height: 220,
       title: 'step time and idle per step by rank (ms)',
-      scales: { x: { time: false, range: [-0.6, data.ranks.length - 0.4] } },
+      scales: { x: { time: false, range: [-0.6, data.ranks.length - 0.4] }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
       axes: [{ label: 'rank', values: function (u, v) { return v.map(function (i) { var r = data.ranks[Math.round(i)]; return r && Math.abs(i - Math.round(i)) < 1e-9 ? String(r.rank) + (r.straggler ? '*' : '') : ''; }); }, splits: function () { return rx; } },
         { label: 'ms', size: 56 }],
       series: [{ label: 'rank' },
@@ -478,7 +480,8 @@
       var tables = [], ser = [{ label: 's', value: function (u, v) { return v == null ? '-' : v.toFixed(6) + ' s'; } }], bands = [];
       var names = { 'fine': 'fine', 'nvml_1/6s': 'NVML 1/6 s', 'step': 'per step' };
       d.util.forEach(function (e, i) {
-        var xs2 = timeXs(e.start_s, e.bin_s, e.mean.length);
+        var xs2 = e.label === 'step' && !e.reduced && starts.length === e.mean.length
+          ? starts.slice() : timeXs(e.start_s, e.bin_s, e.mean.length);
         var col = C.util[i % C.util.length];
         var label = (names[e.label] || e.label) + ' (' + fmtDur(e.source_period_s * 1e9) + (e.reduced ? ', reduced to ' + fmtDur(e.bin_s * 1e9) : '') + ')';
         if (e.reduced && e.label === 'fine') {
@@ -505,9 +508,11 @@
       add(sec, el('h3', null, 'Sampled counters: GPU-Util vs SM activity'));
       add(sec, el('p', 'hint', 'From ' + Array.from(new Set(ratioCounters.map(function (e) { return e.source; }))).join(', ') + '. GPU-Util says a kernel ran; SM active says how much of the GPU it used.'));
       var ct = [], cs = [{ label: 's', value: function (u, v) { return v == null ? '-' : v.toFixed(3) + ' s'; } }];
+      var pretty = { gpu_util: 'GPU-Util', sm_active: 'SM active', sm_occupancy: 'SM occupancy',
+        tensor_active: 'tensor active', dram_active: 'DRAM active', mem_util: 'memory util', gr_engine_active: 'GR engine active' };
       ratioCounters.forEach(function (e, i) {
         ct.push([timeXs(e.start_s, e.bin_s, e.mean.length), e.mean]);
-        cs.push({ label: e.label + (e.reduced ? ' (mean per ' + fmtDur(e.bin_s * 1e9) + ')' : ''), stroke: C.counter[i % C.counter.length],
+        cs.push({ label: (pretty[e.label] || e.label) + (e.reduced ? ' (mean per ' + fmtDur(e.bin_s * 1e9) + ')' : ''), stroke: C.counter[i % C.counter.length],
           width: e.label === 'gpu_util' ? 2 : 1.5, points: { show: false }, spanGaps: true });
       });
       group.add(makeChart(sec, common({ height: 240, series: cs, scales: { x: { time: false }, y: { range: [0, 1] } }, axes: [secAxis(), pctAxis('')] }), uPlot.join(ct)));
@@ -535,7 +540,7 @@
       }
       makeChart(add(sec, el('div')), {
         height: 240, series: sser, plugins: [wheelPanPlugin()],
-        scales: { x: { time: false, range: [-0.6, sx.length - 0.4] } },
+        scales: { x: { time: false, range: [-0.6, sx.length - 0.4] }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
         axes: [{ label: 'step', values: function (u, v) { return v.map(function (i) { var s = st.step[Math.round(i)]; return s == null || Math.abs(i - Math.round(i)) > 1e-9 ? '' : String(s); }); } },
           { label: 'ms', size: 56 }]
       }, sdat);
@@ -555,7 +560,8 @@
       }
       makeChart(add(sec, el('div')), {
         height: 220,
-        scales: { x: { time: false, range: [-0.6, hx.length - 0.4] }, ms: {} },
+        scales: { x: { time: false, range: [-0.6, hx.length - 0.4] }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } },
+          ms: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
         axes: [{ label: 'kernel duration', values: function (u, v) { return v.map(function (i) { return Math.abs(i - Math.round(i)) > 1e-9 || h.edges_ns[Math.round(i)] == null ? '' : fmtDur(h.edges_ns[Math.round(i)]); }); } },
           { label: 'kernels', size: 60 },
           { scale: 'ms', side: 1, label: 'summed ms', size: 60, grid: { show: false } }],
@@ -567,7 +573,7 @@
     if (d.kernels && d.kernels.top.length) {
       add(sec, el('h3', null, 'Top kernels by time'));
       var krows = d.kernels.top.map(function (k) { return k; });
-      if (d.kernels.other_count > 0) krows.push({ name: '(other kernels)', 'class': '', count: d.kernels.other_count, total_ns: d.kernels.other_total_ns, mean_ns: null, max_ns: null, ratio: null, _cls: 'muted' });
+      if (d.kernels.other_count > 0) krows.push({ name: '(other kernels)', 'class': '', count: d.kernels.other_count, total_ns: d.kernels.other_total_ns, mean_ns: null, max_ns: null, ratio: null, _cls: 'muted', _pin: true });
       table(sec, [
         { key: 'name', label: 'kernel', cls: 'name', title: true },
         { key: 'class', label: 'class' },
