@@ -32,9 +32,9 @@ const char* Chromium() {
 
 bool HaveChromium() { return access(Chromium(), X_OK) == 0; }
 
-#define SKIP_WITHOUT_CHROMIUM()                                                        \
-  if (!HaveChromium())                                                                 \
-  GTEST_SKIP() << "SKIPPED: " << Chromium()                                            \
+#define SKIP_WITHOUT_CHROMIUM()             \
+  if (!HaveChromium())                      \
+  GTEST_SKIP() << "SKIPPED: " << Chromium() \
                << " not found (scripts/install_deps.sh --test installs chromium)"
 
 std::string TempDir() {
@@ -85,9 +85,9 @@ PageResult Load(const std::string& html, const std::string& screenshot_name) {
                     " --disable-background-networking --disable-component-update"
                     " --disable-sync --disable-extensions --hide-scrollbars"
                     " --enable-logging=stderr --v=0 --virtual-time-budget=1000"
-                    " --user-data-dir=" + profile + " --window-size=1400,2400 --screenshot=" +
-                    shots + "/" + screenshot_name + " --dump-dom file://" + html + " 2>" +
-                    log_path;
+                    " --user-data-dir=" +
+                    profile + " --window-size=1400,2400 --screenshot=" + shots + "/" +
+                    screenshot_name + " --dump-dom file://" + html + " 2>" + log_path;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
   char buf[65536];
@@ -126,6 +126,26 @@ int64_t FileBytes(const std::string& p) {
   std::error_code ec;
   auto n = fs::file_size(p, ec);
   return ec ? -1 : static_cast<int64_t>(n);
+}
+
+// Without a browser: --html writes a page beside the normal report, and an
+// unwritable path is exit code 2 with one error line.
+TEST(HtmlCli, WritesThePageAndReportsAnUnwritablePath) {
+  std::string dir = TempDir();
+  synth::SynthTrace t = synth::Generate(synth::DefaultParams(synth::Scenario::kSyncEveryStep));
+  ASSERT_TRUE(synth::WriteTrace(t.json, dir + "/t.json").ok());
+  ASSERT_EQ(Analyze({dir + "/t.json"}, dir + "/r.html"), 0);
+  std::string page = ReadAll(dir + "/r.html");
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("id=\"gpuwhy-data\""), std::string::npos);
+  std::vector<std::string> args = {"analyze", dir + "/t.json", "--html",
+                                   dir + "/no/such/dir/r.html"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::AnalyzeMain(static_cast<int>(argv.size()), argv.data(), out, err), 2);
+  EXPECT_NE(err.str().find("cannot write the HTML report"), std::string::npos) << err.str();
+  fs::remove_all(dir);
 }
 
 TEST(HtmlBrowser, SharedKinetoTrace) {
@@ -205,7 +225,8 @@ TEST(HtmlBrowser, HostileKernelNamesStayText) {
   EXPECT_NE(r.dom.find("it's a \"quoted\" &amp; &lt;/script&gt;&lt;!-- kernel"), std::string::npos);
   EXPECT_EQ(r.dom.find("<img"), std::string::npos);
   size_t scripts = 0;
-  for (size_t at = r.dom.find("<script"); at != std::string::npos; at = r.dom.find("<script", at + 1))
+  for (size_t at = r.dom.find("<script"); at != std::string::npos;
+       at = r.dom.find("<script", at + 1))
     ++scripts;
   EXPECT_EQ(scripts, 3u);  // data, uPlot, report: nothing injected
   fs::remove_all(dir);

@@ -106,8 +106,8 @@ Envelope ReduceSamples(const std::vector<int64_t>& ts_ns, const std::vector<doub
   size_t points = std::min(n, max_points);
   // One point per sample when they fit; else equal time bins.
   int64_t span = std::max<int64_t>(last - first, 1);
-  e.bin_ns = std::max<int64_t>(1, (span + static_cast<int64_t>(points) - 1) /
-                                      static_cast<int64_t>(points));
+  e.bin_ns = std::max<int64_t>(
+      1, (span + static_cast<int64_t>(points) - 1) / static_cast<int64_t>(points));
   if (points == n && IsValid(e.source_period_ns) && e.source_period_ns > 0)
     e.bin_ns = std::max<int64_t>(1, span / static_cast<int64_t>(std::max<size_t>(n - 1, 1)));
   size_t bins = static_cast<size_t>(span / e.bin_ns) + 1;
@@ -155,7 +155,8 @@ Histogram KernelDurationHistogram(const model::Trace& trace, int32_t device_id) 
     if (!IsValid(s) || !IsValid(e) || e < s) continue;
     int64_t d = e - s;
     size_t b = static_cast<size_t>(std::upper_bound(h.edges_ns.begin(), h.edges_ns.end(), d) -
-                                   h.edges_ns.begin()) - 1;
+                                   h.edges_ns.begin()) -
+               1;
     ++h.count[b];
     h.total_ns[b] += d;
     ++any;
@@ -215,14 +216,15 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
   // Curve over the steps' span.
   curve_bins = std::max<size_t>(curve_bins, 1);
   int64_t span = std::max<int64_t>(t1 - t0, 1);
-  int64_t bin = std::max<int64_t>(1, (span + static_cast<int64_t>(curve_bins) - 1) /
-                                         static_cast<int64_t>(curve_bins));
+  int64_t bin = std::max<int64_t>(
+      1, (span + static_cast<int64_t>(curve_bins) - 1) / static_cast<int64_t>(curve_bins));
   size_t nbins = static_cast<size_t>((span + bin - 1) / bin);
   std::vector<int64_t> edges = UniformEdges(t0, bin, nbins);
   CauseCurve& cc = v.curve;
   cc.start_ns = t0;
   cc.bin_ns = bin;
-  cc.compute_ratio = ToRatio(CoverageByBin(detectors::Intersect(d.compute_busy, windows), edges), edges);
+  cc.compute_ratio =
+      ToRatio(CoverageByBin(detectors::Intersect(d.compute_busy, windows), edges), edges);
   cc.comm_ratio = ToRatio(CoverageByBin(detectors::Intersect(comm_exposed, windows), edges), edges);
   cc.copy_ratio = ToRatio(CoverageByBin(detectors::Intersect(copy_only, windows), edges), edges);
   std::array<std::vector<double>, detectors::kIdleCauseCount> idle;
@@ -279,7 +281,12 @@ HtmlView BuildHtmlView(const std::vector<model::Trace>& traces, const Analysis& 
   for (size_t i = 0; i < n; ++i)
     if (!analysis.traces[i].utilization.devices.empty()) ++with_events;
   size_t bins = options.max_curve_bins;
-  if (with_events > 1) bins = std::max(options.min_curve_bins, bins / with_events);
+  HtmlViewOptions per = options;  // a rank set shares the point budget
+  if (with_events > 1) {
+    bins = std::max(options.min_curve_bins, bins / with_events);
+    per.max_series_points =
+        std::max(options.min_series_points, options.max_series_points / with_events);
+  }
 
   // The straggler is the diagnosis' call, not re-derived here.
   int32_t straggler_rank = kMissingI32;
@@ -300,12 +307,13 @@ HtmlView BuildHtmlView(const std::vector<model::Trace>& traces, const Analysis& 
     TraceView tv;
     std::vector<int32_t> done;
     for (const DeviceUtilization& u : ta.utilization.devices) {
-      tv.devices.push_back(BuildDeviceView(trace, u.device_id, find_tl(u.device_id), &u, bins, options));
+      tv.devices.push_back(
+          BuildDeviceView(trace, u.device_id, find_tl(u.device_id), &u, bins, per));
       done.push_back(u.device_id);
     }
     for (const DeviceSummary& s : ta.summary.devices) {
       if (std::find(done.begin(), done.end(), s.device_id) != done.end()) continue;
-      DeviceView dv = BuildDeviceView(trace, s.device_id, find_tl(s.device_id), nullptr, bins, options);
+      DeviceView dv = BuildDeviceView(trace, s.device_id, find_tl(s.device_id), nullptr, bins, per);
       if (dv.has_events || !dv.counters.empty()) tv.devices.push_back(std::move(dv));
       done.push_back(s.device_id);
     }

@@ -24,13 +24,14 @@
 
 namespace gpuwhy::analysis::views {
 
-// HtmlViewOptions: point budgets. The curve budget is split between the
-// traces of a rank set (at least min_curve_bins each).
+// HtmlViewOptions: point budgets. The curve and series budgets are split
+// between the traces of a rank set (at least the min_* values each).
 struct HtmlViewOptions {
-  size_t max_curve_bins = 2000;   // busy/idle-by-cause curve, per device (one trace)
-  size_t min_curve_bins = 400;    // per device when the budget is split over ranks
-  size_t max_series_points = 3000;  // each utilization / counter envelope
-  size_t max_steps = 2000;        // per-step breakdown rows (first N steps)
+  size_t max_curve_bins = 2000;     // busy/idle-by-cause curve, per device (one trace)
+  size_t min_curve_bins = 400;      // per device when the budget is split over ranks
+  size_t max_series_points = 3000;  // each utilization / counter envelope (one trace)
+  size_t min_series_points = 500;   // each envelope when split over ranks
+  size_t max_steps = 2000;          // per-step breakdown rows (first N steps)
 };
 
 // Envelope: a series reduced to at most N points; point i covers
@@ -99,12 +100,12 @@ struct DeviceView {
   bool has_events = false;
   std::vector<int64_t> step_starts_ns;  // step window starts (boundaries), first N
   bool steps_from_markers = false;
-  CauseCurve curve;                      // empty without events
-  std::vector<Envelope> utilization;     // the UtilSeries "fine", "nvml_1/6s", "step"
-  std::vector<StepBreakdown> steps;      // first max_steps windows
-  size_t steps_total = 0;                // all windows (steps.size() may be fewer)
+  CauseCurve curve;                   // empty without events
+  std::vector<Envelope> utilization;  // the UtilSeries "fine", "nvml_1/6s", "step"
+  std::vector<StepBreakdown> steps;   // first max_steps windows
+  size_t steps_total = 0;             // all windows (steps.size() may be fewer)
   Histogram kernel_durations;
-  std::vector<Envelope> counters;        // sampled counters (GPU-Util, SM active, ...)
+  std::vector<Envelope> counters;  // sampled counters (GPU-Util, SM active, ...)
 };
 
 // TraceView: one input.

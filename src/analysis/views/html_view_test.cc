@@ -66,19 +66,31 @@ model::Trace TwoSteps() {
   int64_t corr = 1;
   auto step = [&](int32_t n, int64_t s, int64_t e) {
     model::RangeRow r;
-    r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e; r.step = n;
+    r.pid = 1;
+    r.tid = 1;
+    r.start_ns = s;
+    r.end_ns = e;
+    r.step = n;
     r.kind = model::RangeKind::kUserAnnotation;
     r.name = t.strings.Intern("ProfilerStep#" + std::to_string(n));
     t.ranges.Append(r);
   };
   auto kernel = [&](int64_t launch, int64_t s, int64_t e) {
     model::ApiRow a;
-    a.pid = 1; a.tid = 1; a.start_ns = launch; a.end_ns = launch + 2 * kUs; a.cbid = 211;
+    a.pid = 1;
+    a.tid = 1;
+    a.start_ns = launch;
+    a.end_ns = launch + 2 * kUs;
+    a.cbid = 211;
     a.name = t.strings.Intern("cudaLaunchKernel");
     a.correlation_id = corr;
     t.api_calls.Append(a);
     model::KernelRow k;
-    k.device_id = 0; k.stream_id = 7; k.start_ns = s; k.end_ns = e; k.correlation_id = corr++;
+    k.device_id = 0;
+    k.stream_id = 7;
+    k.start_ns = s;
+    k.end_ns = e;
+    k.correlation_id = corr++;
     k.name = t.strings.Intern("volta_sgemm");
     t.kernels.Append(k);
   };
@@ -130,7 +142,8 @@ TEST(HtmlView, KernelHistogramCountsEveryKernel) {
   Histogram h = KernelDurationHistogram(t, 0);
   ASSERT_FALSE(h.count.empty());
   EXPECT_EQ(std::accumulate(h.count.begin(), h.count.end(), int64_t{0}), 4);
-  EXPECT_EQ(std::accumulate(h.total_ns.begin(), h.total_ns.end(), int64_t{0}), 1198 * kUs);  // 299 + 300 + 299 + 300 µs
+  EXPECT_EQ(std::accumulate(h.total_ns.begin(), h.total_ns.end(), int64_t{0}),
+            1198 * kUs);  // 299 + 300 + 299 + 300 µs
   EXPECT_EQ(h.edges_ns.size(), h.count.size());
   EXPECT_TRUE(KernelDurationHistogram(t, 3).count.empty());
 }

@@ -22,28 +22,53 @@ class Json {
  public:
   std::string out;
 
-  void BeginObject() { Value(); out += '{'; first_.push_back(true); }
-  void EndObject() { out += '}'; first_.pop_back(); }
-  void BeginArray() { Value(); out += '['; first_.push_back(true); }
-  void EndArray() { out += ']'; first_.pop_back(); }
+  void BeginObject() {
+    Value();
+    out += '{';
+    first_.push_back(true);
+  }
+  void EndObject() {
+    out += '}';
+    first_.pop_back();
+  }
+  void BeginArray() {
+    Value();
+    out += '[';
+    first_.push_back(true);
+  }
+  void EndArray() {
+    out += ']';
+    first_.pop_back();
+  }
   void Key(std::string_view k) {
     Comma();
     out += JsonWriter::EscapeString(k);
     out += ':';
     after_key_ = true;
   }
-  void Str(std::string_view s) { Value(); out += JsonWriter::EscapeString(s); }
+  void Str(std::string_view s) {
+    Value();
+    out += JsonWriter::EscapeString(s);
+  }
   void Int(int64_t v) {
     Value();
-    if (!IsValid(v)) out += "null";
-    else out += std::to_string(v);
+    if (!IsValid(v))
+      out += "null";
+    else
+      out += std::to_string(v);
   }
   void Int32(int32_t v) { Int(IsValid(v) ? int64_t{v} : kMissingI64); }
-  void Bool(bool b) { Value(); out += b ? "true" : "false"; }
+  void Bool(bool b) {
+    Value();
+    out += b ? "true" : "false";
+  }
   // Num: `v` with at most `decimals` places, trailing zeros dropped; null when not finite.
   void Num(double v, int decimals) {
     Value();
-    if (!std::isfinite(v)) { out += "null"; return; }
+    if (!std::isfinite(v)) {
+      out += "null";
+      return;
+    }
     std::string s = fmt::format("{:.{}f}", v, decimals);
     if (s.find('.') != std::string::npos) {
       while (s.back() == '0') s.pop_back();
@@ -67,10 +92,22 @@ class Json {
     for (const std::string& x : v) Str(x);
     EndArray();
   }
-  void F(std::string_view k, std::string_view v) { Key(k); Str(v); }
-  void FI(std::string_view k, int64_t v) { Key(k); Int(v); }
-  void FN(std::string_view k, double v, int decimals) { Key(k); Num(v, decimals); }
-  void FB(std::string_view k, bool v) { Key(k); Bool(v); }
+  void F(std::string_view k, std::string_view v) {
+    Key(k);
+    Str(v);
+  }
+  void FI(std::string_view k, int64_t v) {
+    Key(k);
+    Int(v);
+  }
+  void FN(std::string_view k, double v, int decimals) {
+    Key(k);
+    Num(v, decimals);
+  }
+  void FB(std::string_view k, bool v) {
+    Key(k);
+    Bool(v);
+  }
 
  private:
   void Comma() {
@@ -80,7 +117,10 @@ class Json {
     }
   }
   void Value() {
-    if (after_key_) { after_key_ = false; return; }
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
     Comma();
   }
   std::vector<bool> first_;
@@ -439,9 +479,12 @@ std::string EscapeJsonForHtml(std::string_view json) {
   out.reserve(json.size() + json.size() / 16);
   for (size_t i = 0; i < json.size(); ++i) {
     char c = json[i];
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
     else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
              (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
       out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
@@ -519,14 +562,30 @@ std::string HtmlDataJson(const analysis::Analysis& analysis,
 void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlView& view,
                 std::ostream& out, const HtmlOptions& options) {
   std::string title = options.title;
+  if (title.empty()) {
+    title = "gpuwhy report";
+    if (!analysis.traces.empty()) {
+      const std::string& path = analysis.traces.front().input.path;
+      title =
+          "gpuwhy: " +
+          path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+      if (analysis.traces.size() > 1)
+        title += " +" + std::to_string(analysis.traces.size() - 1) + " more";
+    }
+  }
   // The title is the only text placed as markup; it is escaped for HTML.
   std::string safe_title;
   for (char c : title) {
-    if (c == '<') safe_title += "&lt;";
-    else if (c == '>') safe_title += "&gt;";
-    else if (c == '&') safe_title += "&amp;";
-    else if (c == '"') safe_title += "&quot;";
-    else safe_title += c;
+    if (c == '<')
+      safe_title += "&lt;";
+    else if (c == '>')
+      safe_title += "&gt;";
+    else if (c == '&')
+      safe_title += "&amp;";
+    else if (c == '"')
+      safe_title += "&quot;";
+    else
+      safe_title += c;
   }
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -534,8 +593,10 @@ void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlV
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
       << "<title>" << safe_title << "</title>\n"
-      << "<style>\n" << html_assets::UplotCss() << "\n</style>\n"
-      << "<style>\n" << html_assets::ReportCss() << "\n</style>\n"
+      << "<style>\n"
+      << html_assets::UplotCss() << "\n</style>\n"
+      << "<style>\n"
+      << html_assets::ReportCss() << "\n</style>\n"
       << "</head>\n<body>\n"
       << "<noscript>This report needs JavaScript to draw; the data is in the "
          "gpuwhy-data element.</noscript>\n"
@@ -544,8 +605,10 @@ void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlV
       << EscapeJsonForHtml(HtmlDataJson(analysis, view)) << "</script>\n"
       << "<!-- uPlot " << Trim(html_assets::UplotVersion()) << ", embedded under its license:\n"
       << html_assets::UplotLicense() << "-->\n"
-      << "<script>\n" << html_assets::UplotJs() << "\n</script>\n"
-      << "<script>\n" << html_assets::ReportJs() << "\n</script>\n"
+      << "<script>\n"
+      << html_assets::UplotJs() << "\n</script>\n"
+      << "<script>\n"
+      << html_assets::ReportJs() << "\n</script>\n"
       << "</body>\n</html>\n";
 }
 

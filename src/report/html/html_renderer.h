@@ -22,7 +22,8 @@ namespace gpuwhy::report {
 
 // HtmlOptions: page options.
 struct HtmlOptions {
-  std::string title = "gpuwhy report";
+  // title: the page title; empty: "gpuwhy: <first input's file name>[ +N more]".
+  std::string title;
 };
 
 // RenderHtml: write the page for `analysis` and its derived `view`.
@@ -30,8 +31,7 @@ void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlV
                 std::ostream& out, const HtmlOptions& options = {});
 
 // HtmlDataJson: the page's data object (compact JSON, not yet HTML-escaped).
-std::string HtmlDataJson(const analysis::Analysis& analysis,
-                         const analysis::views::HtmlView& view);
+std::string HtmlDataJson(const analysis::Analysis& analysis, const analysis::views::HtmlView& view);
 
 // EscapeJsonForHtml: `json` with '<', '>', '&', U+2028 and U+2029 written as
 // \u003c, \u003e, \u0026, \u2028, \u2029, so it can sit inside a <script>

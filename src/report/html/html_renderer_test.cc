@@ -15,9 +15,11 @@ namespace {
 TEST(HtmlRenderer, EscapeJsonForHtmlCoversScriptBreakers) {
   EXPECT_EQ(EscapeJsonForHtml(R"({"k":"</script><!--&"})"),
             R"({"k":"\u003c/script\u003e\u003c!--\u0026"})");
-  EXPECT_EQ(EscapeJsonForHtml("\"a\xe2\x80\xa8" "b\xe2\x80\xa9\""), R"("a\u2028b\u2029")");
+  EXPECT_EQ(EscapeJsonForHtml("\"a\xe2\x80\xa8"
+                              "b\xe2\x80\xa9\""),
+            R"("a\u2028b\u2029")");
   EXPECT_EQ(EscapeJsonForHtml("\"\xe2\x80\x94\""), "\"\xe2\x80\x94\"");  // other U+20xx kept
-  EXPECT_EQ(EscapeJsonForHtml("\"\xe2\""), "\"\xe2\"");  // truncated sequence kept
+  EXPECT_EQ(EscapeJsonForHtml("\"\xe2\""), "\"\xe2\"");                  // truncated sequence kept
 }
 
 TEST(HtmlRenderer, AssetsAreEmbedded) {
@@ -37,7 +39,7 @@ analysis::Analysis HostileAnalysis() {
   analysis::Analysis a;
   a.tool_version = "0.1.0";
   analysis::TraceAnalysis t;
-  t.input.path = "/tmp/<b>trace</b>.json";
+  t.input.path = "/tmp/<b>trace&\"x.json";
   analysis::DeviceSummary d;
   d.device_id = 0;
   analysis::KernelNameStats k;
@@ -66,6 +68,7 @@ TEST(HtmlRenderer, PageKeepsTraceStringsInsideTheEscapedData) {
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b>trace"), std::string::npos);
+  EXPECT_NE(page.find("<title>gpuwhy: &lt;b&gt;trace&amp;&quot;x.json</title>"), std::string::npos);
   EXPECT_NE(page.find(R"(\u003cscript\u003ealert(1)\u003c/script\u003e)"), std::string::npos);
   // Nothing that loads from elsewhere.
   EXPECT_EQ(page.find("<link"), std::string::npos);
