@@ -72,7 +72,9 @@ struct PageResult {
 
 // Load: open `html` headless once: dump the DOM after the scripts ran and save
 // a 1400x2400 screenshot to <build>/browser/<screenshot_name>.
-PageResult Load(const std::string& html, const std::string& screenshot_name) {
+// `query` is appended to the URL ("?selftest" runs the page's interaction self-test).
+PageResult Load(const std::string& html, const std::string& screenshot_name,
+                const std::string& query = "") {
   PageResult r;
   std::string profile = TempDir();
   std::string shots = std::string(GPUWHY_BINARY_DIR) + "/browser";
@@ -87,7 +89,7 @@ PageResult Load(const std::string& html, const std::string& screenshot_name) {
                     " --enable-logging=stderr --v=0 --virtual-time-budget=1000"
                     " --user-data-dir=" +
                     profile + " --window-size=1400,2400 --screenshot=" + shots + "/" +
-                    screenshot_name + " --dump-dom file://" + html + " 2>" + log_path;
+                    screenshot_name + " --dump-dom 'file://" + html + query + "' 2>" + log_path;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
   char buf[65536];
@@ -158,8 +160,10 @@ TEST(HtmlBrowser, SharedKinetoTrace) {
   std::string html = dir + "/report.html";
   ASSERT_EQ(Analyze({trace}, html), 0);
   EXPECT_LE(FileBytes(html), 3 * 1024 * 1024);
-  PageResult r = Load(html, "shared_kineto.png");
+  PageResult r = Load(html, "shared_kineto.png", "?selftest");
   ExpectCleanPage(r, 4);
+  // Wheel zoom moved the device's other charts too; a header click sorted a table.
+  EXPECT_EQ(Attr(r.dom, "data-selftest"), "sort,zoom,sync");
   EXPECT_NE(r.dom.find("Findings, ranked by time lost"), std::string::npos);
   fs::remove_all(dir);
 }

@@ -155,7 +155,7 @@
   function syncGroup() {
     var members = [], busy = false;
     return {
-      add: function (u) { members.push(u); },
+      add: function (u) { members.push(u); u._synced = members; },
       hook: function (u, key) {
         if (key !== 'x' || busy) return;
         busy = true;
@@ -621,5 +621,52 @@
     document.documentElement.setAttribute('data-charts', String(charts.length));
     document.documentElement.setAttribute('data-charts-drawn', String(drawn));
   }
-  setTimeout(checkCharts, 50);
+  // selfTest (only with ?selftest in the URL, for the browser tests): wheel zoom
+  // on a chart moves its device's other charts, a header click sorts a table;
+  // then the page is put back as it was. Result in data-selftest.
+  function selfTest() {
+    var out = [], pending = 1;
+    function done() {
+      if (--pending === 0) document.documentElement.setAttribute('data-selftest', out.join(','));
+    }
+    try {
+      var grouped = charts.filter(function (u) { return u._synced; });
+      var a = grouped[0], b = null;
+      for (var i = 1; a && i < grouped.length; i++)
+        if (grouped[i]._synced === a._synced) { b = grouped[i]; break; }
+      if (a) {
+        var x0 = a.scales.x.min, x1 = a.scales.x.max, r = a.over.getBoundingClientRect();
+        a.over.dispatchEvent(new WheelEvent('wheel', { deltaY: -100, clientX: r.left + r.width / 2,
+          clientY: r.top + 5, bubbles: true, cancelable: true }));
+        // uPlot applies scale changes in a microtask: look after it.
+        pending++;
+        setTimeout(function () {
+          out.push(a.scales.x.max - a.scales.x.min < (x1 - x0) * 0.9 ? 'zoom' : 'nozoom');
+          if (b) out.push(Math.abs(b.scales.x.min - a.scales.x.min) < 1e-9 &&
+            Math.abs(b.scales.x.max - a.scales.x.max) < 1e-9 ? 'sync' : 'nosync');
+          a.setScale('x', { min: x0, max: x1 });
+          done();
+        }, 20);
+      }
+      // The sorted column of the first table: one click reverses it, a second restores it.
+      var th = document.querySelector('table.sortable th[aria-sort="descending"], table.sortable th[aria-sort="ascending"]');
+      if (th) {
+        var tb = th.closest('table').tBodies[0], col = th.cellIndex;
+        var first = function () { return tb.rows.length ? tb.rows[0].cells[col].textContent : ''; };
+        var was = th.getAttribute('aria-sort'), top0 = first();
+        th.click();
+        var flipped = th.getAttribute('aria-sort') !== was && (tb.rows.length < 2 || first() !== top0 ||
+          tb.rows[0].cells[col].textContent === tb.rows[tb.rows.length - 1].cells[col].textContent);
+        th.click();
+        out.push(flipped && th.getAttribute('aria-sort') === was && first() === top0 ? 'sort' : 'nosort');
+      }
+    } catch (e) {
+      out.push('error:' + e.message);
+    }
+    done();
+  }
+  setTimeout(function () {
+    checkCharts();
+    if (/[?&]selftest\b/.test(location.search)) selfTest();
+  }, 50);
 })();
