@@ -70,10 +70,13 @@ std::vector<double> ToRatio(const std::vector<int64_t>& ns, const std::vector<in
   return r;
 }
 
-bool IsUtilCounter(model::CounterKind k) {
+// DrawnCounter: the counters the page charts: activity ratios, plus power
+// and SM clock (throttling shows there).
+bool DrawnCounter(model::CounterKind k) {
   using K = model::CounterKind;
   return k == K::kGpuUtil || k == K::kSmActive || k == K::kSmOccupancy || k == K::kTensorActive ||
-         k == K::kDramActive || k == K::kMemUtil || k == K::kGrEngineActive;
+         k == K::kDramActive || k == K::kMemUtil || k == K::kGrEngineActive || k == K::kPowerMw ||
+         k == K::kPowerLimitMw || k == K::kSmClockMhz;
 }
 
 }  // namespace
@@ -193,8 +196,9 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
     }
   }
   for (const model::CounterSeries& c : trace.counters) {
-    if (c.device_id != device_id || c.ts_are_indexes || !IsUtilCounter(c.kind)) continue;
+    if (c.device_id != device_id || !DrawnCounter(c.kind)) continue;
     Envelope e = ReduceSamples(c.ts_ns, c.value, options.max_series_points);
+    e.untimed = c.ts_are_indexes;
     e.label = std::string(model::ToString(c.kind));
     e.source = CounterSourceLabel(trace, c);
     e.unit = std::string(model::ToString(c.unit));

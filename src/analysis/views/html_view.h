@@ -46,6 +46,9 @@ struct Envelope {
   int64_t bin_ns = kMissingI64;
   int64_t source_period_ns = kMissingI64;  // period of the series before reduction
   bool reduced = false;
+  // untimed: the source had no timestamps; start_ns and bin_ns count samples
+  // (0, 1, 2, ...), not ns.
+  bool untimed = false;
   std::vector<double> min;
   std::vector<double> max;
   std::vector<double> mean;
@@ -105,7 +108,9 @@ struct DeviceView {
   std::vector<StepBreakdown> steps;   // first max_steps windows
   size_t steps_total = 0;             // all windows (steps.size() may be fewer)
   Histogram kernel_durations;
-  std::vector<Envelope> counters;  // sampled counters (GPU-Util, SM active, ...)
+  // counters: sampled activity ratios (GPU-Util, SM active, occupancy, tensor,
+  // DRAM, ...), power, power limit and SM clock; unit as model::ToString(CounterUnit).
+  std::vector<Envelope> counters;
 };
 
 // TraceView: one input.

@@ -138,8 +138,14 @@ void WriteEnvelope(Json& j, const Envelope& e, int64_t origin) {
   j.F("label", e.label);
   j.F("source", e.source);
   j.F("unit", e.unit);
-  j.FN("start_s", Sec(e.start_ns, origin), 6);
-  j.FN("bin_s", IsValid(e.bin_ns) ? static_cast<double>(e.bin_ns) / 1e9 : std::nan(""), 9);
+  j.FB("untimed", e.untimed);
+  if (e.untimed) {  // sample indexes, not times
+    j.FI("start_s", e.start_ns);
+    j.FI("bin_s", e.bin_ns);
+  } else {
+    j.FN("start_s", Sec(e.start_ns, origin), 6);
+    j.FN("bin_s", IsValid(e.bin_ns) ? static_cast<double>(e.bin_ns) / 1e9 : std::nan(""), 9);
+  }
   j.FN("source_period_s",
        IsValid(e.source_period_ns) ? static_cast<double>(e.source_period_ns) / 1e9 : std::nan(""),
        9);

@@ -503,7 +503,8 @@
     }
 
     // Counters (nvidia-smi, DCGM, recordings): GPU-Util and SM activity on one chart.
-    var ratioCounters = d.counters.filter(function (e) { return e.unit === 'ratio'; });
+    var untimed = d.counters.filter(function (e) { return e.untimed && e.unit === 'ratio'; });
+    var ratioCounters = d.counters.filter(function (e) { return !e.untimed && e.unit === 'ratio'; });
     if (ratioCounters.length) {
       add(sec, el('h3', null, 'Sampled counters: GPU-Util vs SM activity'));
       add(sec, el('p', 'hint', 'From ' + Array.from(new Set(ratioCounters.map(function (e) { return e.source; }))).join(', ') + '. GPU-Util says a kernel ran; SM active says how much of the GPU it used.'));
@@ -516,6 +517,43 @@
           width: e.label === 'gpu_util' ? 2 : 1.5, points: { show: false }, spanGaps: true });
       });
       group.add(makeChart(sec, common({ height: 240, series: cs, scales: { x: { time: false }, y: { range: [0, 1] } }, axes: [secAxis(), pctAxis('')] }), uPlot.join(ct)));
+    }
+
+    // Logs without timestamps (a table printed in a loop, dmon without -o T): by sample.
+    if (untimed.length) {
+      add(sec, el('h3', null, 'Sampled counters by sample number (the log has no timestamps)'));
+      var ut = [], us = [{ label: 'sample', value: function (u, v) { return v == null ? '-' : String(Math.round(v)); } }];
+      untimed.forEach(function (e, i) {
+        ut.push([timeXs(e.start_s, e.bin_s, e.mean.length), e.mean]);
+        us.push({ label: e.label + (e.reduced ? ' (mean per ' + e.bin_s + ' samples)' : ''),
+          stroke: C.counter[i % C.counter.length], width: 1.5, points: { show: false }, spanGaps: true });
+      });
+      makeChart(sec, { height: 220, series: us, plugins: [wheelPanPlugin()],
+        scales: { x: { time: false }, y: { range: [0, 1] } },
+        axes: [{ label: 'sample #' }, pctAxis('')] }, uPlot.join(ut));
+    }
+
+    // Power and SM clock (throttling), when sampled.
+    var pw = d.counters.filter(function (e) { return !e.untimed && (e.unit === 'mW' || e.unit === 'MHz'); });
+    if (pw.length) {
+      add(sec, el('h3', null, 'Sampled counters: power and SM clock'));
+      var pt = [], ps = [{ label: 's', value: function (u, v) { return v == null ? '-' : v.toFixed(3) + ' s'; } }];
+      var pnames = { power: 'power (W)', power_limit: 'power limit (W)', sm_clock: 'SM clock (MHz)' };
+      pw.forEach(function (e, i) {
+        var w = e.unit === 'mW';
+        pt.push([timeXs(e.start_s, e.bin_s, e.mean.length), e.mean.map(function (v) { return v == null ? null : (w ? v / 1000 : v); })]);
+        var sr = { label: pnames[e.label] || e.label, scale: w ? 'W' : 'MHz', stroke: C.counter[(i + 1) % C.counter.length],
+          width: 1.5, points: { show: false }, spanGaps: true };
+        if (e.label === 'power_limit') sr.dash = [6, 4];
+        ps.push(sr);
+      });
+      var zero = function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; };
+      var axes = [secAxis()];
+      if (pw.some(function (e) { return e.unit === 'mW'; })) axes.push({ scale: 'W', label: 'W', size: 56 });
+      if (pw.some(function (e) { return e.unit === 'MHz'; })) axes.push({ scale: 'MHz', side: 1, label: 'MHz', size: 64, grid: { show: false } });
+      group.add(makeChart(sec, common({ height: 200, series: ps,
+        scales: { x: { time: false }, W: { range: zero }, MHz: { range: zero } }, axes: axes }),
+        uPlot.join(pt)));
     }
 
     // Per-step stacked time.
