@@ -124,6 +124,23 @@ void ExpectCleanPage(const PageResult& r, int min_charts) {
     EXPECT_EQ(line.find("CONSOLE"), std::string::npos) << line;
 }
 
+// WriteRankSet: 8 synthetic rank traces in `dir`; rank 5 computes 40% longer.
+void WriteRankSet(const std::string& dir) {
+  for (int rank = 0; rank < 8; ++rank) {
+    synth::ScenarioParams p = synth::DefaultParams(synth::Scenario::kMultiRank);
+    p.rank = rank;
+    p.world_size = 8;
+    p.seed = static_cast<uint64_t>(rank + 1);
+    p.steps = 6;
+    if (rank == 5) {  // the straggler computes 40% longer
+      p.kernel_min_ns = p.kernel_min_ns * 14 / 10;
+      p.kernel_max_ns = p.kernel_max_ns * 14 / 10;
+    }
+    synth::SynthTrace t = synth::Generate(p);
+    EXPECT_TRUE(synth::WriteTrace(t.json, dir + "/rank" + std::to_string(rank) + ".json").ok());
+  }
+}
+
 int64_t FileBytes(const std::string& p) {
   std::error_code ec;
   auto n = fs::file_size(p, ec);
@@ -150,6 +167,23 @@ TEST(HtmlCli, WritesThePageAndReportsAnUnwritablePath) {
   fs::remove_all(dir);
 }
 
+// Without a browser: the rank set's data names the straggler the diagnosis found.
+TEST(HtmlCli, RankSetDataMarksTheStraggler) {
+  std::string dir = TempDir();
+  WriteRankSet(dir);
+  ASSERT_EQ(Analyze({dir}, dir + "/r.html"), 0);
+  std::string page = ReadAll(dir + "/r.html");
+  // The "ranks" array of the data (short: search it, not the whole page).
+  size_t at = page.find("\"ranks\":[");
+  ASSERT_NE(at, std::string::npos);
+  std::string ranks = page.substr(at, page.find(']', at) - at);
+  std::smatch m;
+  std::regex straggler("\\{[^{}]*\"rank\":([0-9]+)[^{}]*\"straggler\":true\\}");
+  ASSERT_TRUE(std::regex_search(ranks, m, straggler)) << ranks;
+  EXPECT_EQ(m[1].str(), "5");
+  fs::remove_all(dir);
+}
+
 TEST(HtmlBrowser, SharedKinetoTrace) {
   SKIP_WITHOUT_CHROMIUM();
   std::string trace = std::string(GPUWHY_SOURCE_DIR) +
@@ -171,19 +205,7 @@ TEST(HtmlBrowser, SharedKinetoTrace) {
 TEST(HtmlBrowser, EightRankSetMarksTheStraggler) {
   SKIP_WITHOUT_CHROMIUM();
   std::string dir = TempDir();
-  for (int rank = 0; rank < 8; ++rank) {
-    synth::ScenarioParams p = synth::DefaultParams(synth::Scenario::kMultiRank);
-    p.rank = rank;
-    p.world_size = 8;
-    p.seed = static_cast<uint64_t>(rank + 1);
-    p.steps = 6;
-    if (rank == 5) {  // the straggler computes 40% longer
-      p.kernel_min_ns = p.kernel_min_ns * 14 / 10;
-      p.kernel_max_ns = p.kernel_max_ns * 14 / 10;
-    }
-    synth::SynthTrace t = synth::Generate(p);
-    ASSERT_TRUE(synth::WriteTrace(t.json, dir + "/rank" + std::to_string(rank) + ".json").ok());
-  }
+  WriteRankSet(dir);
   std::string html = dir + "/report.html";
   ASSERT_EQ(Analyze({dir}, html), 0);
   PageResult r = Load(html, "rank_set.png");

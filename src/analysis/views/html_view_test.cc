@@ -148,6 +148,35 @@ TEST(HtmlView, KernelHistogramCountsEveryKernel) {
   EXPECT_TRUE(KernelDurationHistogram(t, 3).count.empty());
 }
 
+TEST(HtmlView, CountersAreChartedWithTheirUnitsAndTimedness) {
+  model::Trace t = TwoSteps();
+  auto series = [&](model::CounterKind kind, model::CounterUnit unit, bool untimed) {
+    model::CounterSeries c;
+    c.kind = kind;
+    c.unit = unit;
+    c.device_id = 0;
+    c.ts_are_indexes = untimed;
+    for (int i = 0; i < 10; ++i) {
+      c.ts_ns.push_back(untimed ? i : i * 100 * kUs);
+      c.value.push_back(untimed ? 0.5 : 1000.0 * i);
+    }
+    t.counters.push_back(c);
+  };
+  series(model::CounterKind::kPowerMw, model::CounterUnit::kMilliwatt, false);
+  series(model::CounterKind::kGpuUtil, model::CounterUnit::kRatio, true);
+  series(model::CounterKind::kTemperatureC, model::CounterUnit::kCelsius, false);  // not drawn
+  detectors::Timeline tl = detectors::BuildTimeline(t);
+  DeviceView v = BuildDeviceView(t, 0, &tl.devices[0], nullptr, 50, HtmlViewOptions{});
+  ASSERT_EQ(v.counters.size(), 2u);
+  EXPECT_EQ(v.counters[0].label, "power");
+  EXPECT_EQ(v.counters[0].unit, "mW");
+  EXPECT_FALSE(v.counters[0].untimed);
+  EXPECT_DOUBLE_EQ(v.counters[0].max.back(), 9000.0);
+  EXPECT_EQ(v.counters[1].label, "gpu_util");
+  EXPECT_TRUE(v.counters[1].untimed);
+  EXPECT_EQ(v.counters[1].mean.size(), 10u);
+}
+
 TEST(HtmlView, BuildHtmlViewGivesRankStatsForARankSet) {
   std::vector<model::Trace> traces;
   traces.push_back(TwoSteps());
