@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuwhy needs, skipping those already present.
 # Idempotent; needs root (or sudo) only when something is missing.
+#   scripts/install_deps.sh          what building and running gpuwhy needs (setup.sh)
+#   scripts/install_deps.sh --test   also what only the tests need (test.sh): Chromium,
+#                                    which loads the --html report headless
 set -euo pipefail
 
 PACKAGES=(
@@ -12,6 +15,10 @@ PACKAGES=(
   libncurses-dev libcpp-httplib-dev
   gzip python3 time procps
 )
+TEST_PACKAGES=(chromium fonts-dejavu-core)
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=("${TEST_PACKAGES[@]}")
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

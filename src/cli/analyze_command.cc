@@ -15,6 +15,8 @@
 #include "import/registry.h"
 #include "import/trace_merge.h"
 #include "analysis/perfetto/perfetto_view.h"
+#include "analysis/views/html_view.h"
+#include "report/html/html_renderer.h"
 #include "report/json/json_renderer.h"
 #include "report/perfetto/perfetto_renderer.h"
 #include "report/terminal/terminal_renderer.h"
@@ -53,6 +55,20 @@ analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   return a;
 }
 
+// WriteHtmlReport: the self-contained HTML page of `analysis` (of `traces`) to `path`.
+bool WriteHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
+                     const std::string& path, std::ostream& err) {
+  analysis::views::HtmlView view = analysis::views::BuildHtmlView(traces, analysis);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  report::RenderHtml(analysis, view, f);
+  f.close();
+  if (!f) {
+    err << "gpuwhy: " << path << ": cannot write the HTML report\n";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string ToolVersion() { return GPUWHY_VERSION; }
@@ -83,6 +99,7 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   std::vector<std::string> inputs;
   AnalyzeOptions options;
   std::string output_path;
+  std::string html_path;
   app.add_option("FILE", inputs, "trace files or folders of traces")->required();
   app.add_flag("--json", options.json, "write JSON (docs/json-schema.md) instead of text");
   app.add_option("--top", options.top_kernels, "kernel names in the top-kernels table")
@@ -94,6 +111,8 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::IsMember({"tbplugin", "hta", "nsys", "tracelens"}))
       ->delimiter(',')
       ->allow_extra_args(false);  // one token per --compat: a following FILE is not swallowed
+  app.add_option("--html", html_path,
+                 "also write a self-contained HTML report (charts, no network) to FILE");
   app.add_flag("--ascii", options.ascii, "ASCII sparklines instead of block characters");
   app.add_option("--scenario", options.scenario,
                  "order fixes for: dev, prod, shared, multi (default: inferred)")
@@ -146,6 +165,7 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     result.traces.push_back(std::move(ta));
   }
   analysis::AttachDiagnosis(kept, aopts, result);
+  if (!html_path.empty() && !WriteHtmlReport(kept, result, html_path, err)) return 2;
 
   // The Perfetto view reads the kept traces' events, so it is written while
   // they are alive; a rank set goes into one file (one pid range per rank).
