@@ -7,6 +7,7 @@
 
 #include "analysis/gpu_arch/arch_limits.h"
 #include "analysis/gpu_arch/occupancy_calculator.h"
+#include "analysis/steps/tb_plugin_steps.h"
 #include "analysis/utilization/intervals.h"
 #include "analysis/utilization/kernel_fill.h"
 
@@ -410,6 +411,10 @@ std::string CounterSourceLabel(const model::Trace& t, const model::CounterSeries
 UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOptions& o) {
   UtilizationResult out;
   out.steps = FindSteps(t);
+  // Device-adjusted windows of marked steps, for the per-step series.
+  const std::vector<Step> adjusted_steps = out.steps.source == StepSource::kProfilerStep
+                                               ? TbPluginSteps(t).steps
+                                               : std::vector<Step>{};
 
   std::map<int32_t, std::vector<KernelRef>> kernels;
   std::map<int32_t, std::pair<int64_t, int64_t>> extent;
@@ -481,9 +486,16 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
           UtilSeries st;
           st.label = "step";
           st.source = kTraceTimeline;
+          // Marked steps are measured over their device-adjusted windows (a
+          // step's kernels often run after its host range ended: the
+          // DataLoader of step N+1 overlaps step N's kernels), as tb_plugin
+          // and the diagnosis do; other step sources are GPU windows already.
+          const std::vector<Step>& windows =
+              out.steps.source == StepSource::kProfilerStep ? adjusted_steps : out.steps.steps;
+          const std::vector<Step>& use = windows.empty() ? out.steps.steps : windows;
           st.period_ns = static_cast<int64_t>(out.steps.stats.mean_ns);
-          st.start_ns = out.steps.steps.front().start_ns;
-          for (const Step& s : out.steps.steps) {
+          st.start_ns = use.front().start_ns;
+          for (const Step& s : use) {
             const int64_t len = s.end_ns - s.start_ns;
             st.util_ratio.push_back(
                 len > 0 ? static_cast<double>(IntersectLength(busy, s.start_ns, s.end_ns)) /
