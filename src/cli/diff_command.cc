@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "import/registry.h"
 #include "import/trace_merge.h"
+#include "report/html/html_renderer.h"
 #include "report/json/run_profile_json.h"
 #include "report/terminal/diff_renderer.h"
 
@@ -82,6 +83,8 @@ int DiffMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->required();
   app.add_option("AFTER", after, "the same kinds of input as BEFORE")->required();
   app.add_flag("--json", json, "machine-readable diff (docs/diff.md)");
+  std::string html_path;
+  app.add_option("--html", html_path, "also write the diff as a self-contained HTML page");
   app.add_option("--fail-if", gate_texts,
                  "CI gate, repeatable; exit 3 when violated. METRIC>+N% | METRIC<-Npp | "
                  "METRIC>+Nms | finding:ID. Metrics: step_time, p50_step_time, p95_step_time, "
@@ -118,6 +121,15 @@ int DiffMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   const analysis::RunDiff d = analysis::DiffRuns(*b, *a);
   const std::vector<std::string> violated = analysis::EvaluateGates(gates, d);
+  if (!html_path.empty()) {
+    std::ofstream h(html_path, std::ios::binary | std::ios::trunc);
+    if (h) report::RenderDiffHtml(d, violated, h);
+    h.close();
+    if (!h) {
+      err << "gpuwhy: " << html_path << ": cannot write the HTML page\n";
+      return 2;
+    }
+  }
   if (json) {
     report::RenderDiffJson(d, violated, out);
   } else {

@@ -258,5 +258,23 @@ TEST(HtmlBrowser, HostileKernelNamesStayText) {
   fs::remove_all(dir);
 }
 
+// `gpuwhy diff --html`: the comparison page draws its chart and tables, cleanly.
+TEST(HtmlBrowser, DiffPage) {
+  SKIP_WITHOUT_CHROMIUM();
+  const std::string data = std::string(GPUWHY_SOURCE_DIR) + "/tests/data/";
+  const std::string html = TempDir() + "/diff.html";
+  std::vector<std::string> args = {"gpuwhy diff", "--html", html,
+                                   data + "dataloader_stall.pt.trace.json.gz",
+                                   data + "healthy.pt.trace.json.gz"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::DiffMain(static_cast<int>(argv.size()), argv.data(), out, err), 0) << err.str();
+  PageResult r = Load(html, "diff.png");
+  ExpectCleanPage(r, 1);
+  EXPECT_NE(r.dom.find("DataLoader wait resolved"), std::string::npos);
+  EXPECT_NE(r.dom.find("data_loading.dataloader"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuwhy

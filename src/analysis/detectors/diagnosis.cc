@@ -1,9 +1,11 @@
 #include "analysis/detectors/diagnosis.h"
 
+#include "analysis/steps/step_detector.h"
 #include "analysis/throughput/throughput.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -398,6 +400,17 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
                    pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
+    {
+      std::vector<double> len;
+      for (const StepWindow& w : pd->steps) len.push_back(static_cast<double>(w.end_ns - w.start_ns));
+      double sum = 0, sq = 0;
+      for (double v : len) sum += v;
+      dx.step_window_mean_ns = sum / static_cast<double>(len.size());
+      for (double v : len) sq += (v - dx.step_window_mean_ns) * (v - dx.step_window_mean_ns);
+      dx.step_window_stddev_ns = std::sqrt(sq / static_cast<double>(len.size()));
+      dx.step_window_p50_ns = Percentile(len, 0.50);
+      dx.step_window_p95_ns = Percentile(len, 0.95);
+    }
     for (size_t c = 0; c < kIdleCauseCount; ++c)
       dx.idle_ns_per_step_by_cause[c] = static_cast<double>(pd->idle_by_cause[c]) /
                                         static_cast<double>(pd->steps.size());

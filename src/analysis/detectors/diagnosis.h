@@ -86,6 +86,13 @@ struct Diagnosis {
   // IdleCause c, per step window (NaN without a kernel timeline).
   std::array<double, kIdleCauseCount> idle_ns_per_step_by_cause{
       kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64, kMissingF64};
+  // The primary device's step windows (device-adjusted, tiling the steps'
+  // span: what each step costs the GPU): mean, p50, p95 and population
+  // standard deviation of their lengths; missing without a kernel timeline.
+  double step_window_mean_ns = kMissingF64;
+  double step_window_p50_ns = kMissingF64;
+  double step_window_p95_ns = kMissingF64;
+  double step_window_stddev_ns = kMissingF64;
   bool per_step_basis = true;        // false: no step markers, figures are of the span
   int32_t step_count = kMissingI32;
   int32_t rank_count = 0;

@@ -75,6 +75,16 @@ RunProfile ProfileOf(const Analysis& a) {
   }
   if (a.diagnosis) {
     const detectors::Diagnosis& dx = *a.diagnosis;
+    // The step the GPU pays for: the diagnosis's device-adjusted windows
+    // (a host that runs ahead of the GPU has shorter ProfilerStep ranges).
+    if (IsValid(dx.step_window_mean_ns) && dx.per_step_basis) {
+      p.per_step_basis = true;
+      p.step_count = dx.step_count;
+      p.step_mean_ns = dx.step_window_mean_ns;
+      p.step_p50_ns = dx.step_window_p50_ns;
+      p.step_p95_ns = dx.step_window_p95_ns;
+      p.step_stddev_ns = dx.step_window_stddev_ns;
+    }
     if (!dx.curve_shape.empty()) p.curve_class = dx.curve_shape;
     p.bottleneck = dx.bottleneck;
     p.top_line = dx.top_line;

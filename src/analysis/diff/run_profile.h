@@ -26,7 +26,10 @@ struct RunProfile {
   int32_t rank_count = 0;
   bool per_step_basis = false;    // false: no step markers, "step" is the GPU-op span
   int32_t step_count = kMissingI32;
-  double step_mean_ns = kMissingF64;    // ProfilerStep durations (or the span)
+  // Step figures: the diagnosis's device-adjusted step windows of the
+  // primary device (what a step costs the GPU; the prediction's step too),
+  // else the ProfilerStep durations, else the GPU-op span.
+  double step_mean_ns = kMissingF64;
   double step_p50_ns = kMissingF64;
   double step_p95_ns = kMissingF64;
   double step_stddev_ns = kMissingF64;  // population standard deviation of the steps

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "report/html/html_assets.h"
 #include "report/json/json_writer.h"
+#include "report/json/run_profile_json.h"
 
 namespace gpuwhy::report {
 
@@ -565,20 +567,11 @@ std::string HtmlDataJson(const analysis::Analysis& analysis,
   return std::move(j.out);
 }
 
-void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlView& view,
-                std::ostream& out, const HtmlOptions& options) {
-  std::string title = options.title;
-  if (title.empty()) {
-    title = "gpuwhy report";
-    if (!analysis.traces.empty()) {
-      const std::string& path = analysis.traces.front().input.path;
-      title =
-          "gpuwhy: " +
-          path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-      if (analysis.traces.size() > 1)
-        title += " +" + std::to_string(analysis.traces.size() - 1) + " more";
-    }
-  }
+namespace {
+
+// WritePage: the document shell: strict CSP, embedded assets, the data
+// element (escaped), the page script. `title` is HTML-escaped here.
+void WritePage(const std::string& title, const std::string& data_json, std::ostream& out) {
   // The title is the only text placed as markup; it is escaped for HTML.
   std::string safe_title;
   for (char c : title) {
@@ -608,7 +601,7 @@ void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlV
          "gpuwhy-data element.</noscript>\n"
       << "<div id=\"app\"></div>\n"
       << "<script type=\"application/json\" id=\"gpuwhy-data\">"
-      << EscapeJsonForHtml(HtmlDataJson(analysis, view)) << "</script>\n"
+      << EscapeJsonForHtml(data_json) << "</script>\n"
       << "<!-- uPlot " << Trim(html_assets::UplotVersion()) << ", embedded under its license:\n"
       << html_assets::UplotLicense() << "-->\n"
       << "<script>\n"
@@ -616,6 +609,32 @@ void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlV
       << "<script>\n"
       << html_assets::ReportJs() << "\n</script>\n"
       << "</body>\n</html>\n";
+}
+
+}  // namespace
+
+void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlView& view,
+                std::ostream& out, const HtmlOptions& options) {
+  std::string title = options.title;
+  if (title.empty()) {
+    title = "gpuwhy report";
+    if (!analysis.traces.empty()) {
+      const std::string& path = analysis.traces.front().input.path;
+      title =
+          "gpuwhy: " +
+          path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+      if (analysis.traces.size() > 1)
+        title += " +" + std::to_string(analysis.traces.size() - 1) + " more";
+    }
+  }
+  WritePage(title, HtmlDataJson(analysis, view), out);
+}
+
+void RenderDiffHtml(const analysis::RunDiff& diff, const std::vector<std::string>& violations,
+                    std::ostream& out) {
+  std::ostringstream data;
+  RenderDiffJson(diff, violations, data);
+  WritePage("gpuwhy diff", data.str(), out);
 }
 
 }  // namespace gpuwhy::report

@@ -14,8 +14,10 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/analysis.h"
+#include "analysis/diff/run_diff.h"
 #include "analysis/views/html_view.h"
 
 namespace gpuwhy::report {
@@ -29,6 +31,11 @@ struct HtmlOptions {
 // RenderHtml: write the page for `analysis` and its derived `view`.
 void RenderHtml(const analysis::Analysis& analysis, const analysis::views::HtmlView& view,
                 std::ostream& out, const HtmlOptions& options = {});
+
+// RenderDiffHtml: the `gpuwhy diff --html` page: the same shell, assets and
+// escaping as RenderHtml(), with the `diff --json` document as its data.
+void RenderDiffHtml(const analysis::RunDiff& diff, const std::vector<std::string>& violations,
+                    std::ostream& out);
 
 // HtmlDataJson: the page's data object (compact JSON, not yet HTML-escaped).
 std::string HtmlDataJson(const analysis::Analysis& analysis, const analysis::views::HtmlView& view);

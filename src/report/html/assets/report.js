@@ -239,9 +239,89 @@
     return t;
   }
 
+  // ---- `gpuwhy diff --html`: the page of a run comparison ----
+  function renderDiff(d) {
+    var head = add(app, el('header', 'top'));
+    add(head, el('h1', null, 'gpuwhy diff — what changed between two runs'));
+    var ins = add(head, el('ul', 'inputs'));
+    add(add(ins, el('li')), el('span', 'path', 'before: ' + d.before.label));
+    add(add(ins, el('li')), el('span', 'path', 'after: ' + d.after.label));
+    var why = add(app, el('section', 'card why'));
+    add(why, el('div', 'why-label', 'DIFF'));
+    add(why, el('p', 'why-line', d.headline));
+    add(why, el('p', 'hint', 'curve ' + (d.before.curve_class || 'n/a') + ' → ' + (d.after.curve_class || 'n/a') +
+      ' · bottleneck ' + (d.before.bottleneck || 'n/a') + ' → ' + (d.after.bottleneck || 'n/a')));
+    if (d.failed_gates.length) {
+      var g = section(app, 'Failed gates', 'The --fail-if expressions this run violates (exit code 3).');
+      var ul = add(g, el('ul'));
+      d.failed_gates.forEach(function (x) { add(ul, el('li', 'bad', x)); });
+    }
+    function val(v, unit) {
+      if (!isNum(v)) return 'n/a';
+      if (unit === 'ns') return fmtDur(v);
+      if (unit === 'ratio') return fmtPct(v);
+      if (unit === 'bytes') return fmtBytes(v);
+      return v.toFixed(1);
+    }
+    var m = section(app, 'Side by side', d.noise_known ? 'Run-to-run noise on the mean step: ±' +
+      fmtDur(d.step_noise_ns) + ' (2 standard errors); the change is ' +
+      (d.step_change_beyond_noise ? 'beyond it.' : 'within it.') : 'Noise unknown (fewer than 2 steps on a side).');
+    table(m, [
+      { key: 'label', label: 'figure' },
+      { key: 'before', label: 'before', num: true, fmt: function (v, r) { return val(v, r.unit); } },
+      { key: 'after', label: 'after', num: true, fmt: function (v, r) { return val(v, r.unit); } },
+      { key: 'change', label: 'change', num: true, fmt: function (v, r) {
+        if (r.unit === 'ratio' && isNum(r.change_pp)) return (r.change_pp >= 0 ? '+' : '') + r.change_pp.toFixed(1) + ' pp';
+        return isNum(r.change_ratio) ? (r.change_ratio >= 0 ? '+' : '') + (r.change_ratio * 100).toFixed(1) + '%' : 'n/a';
+      } }
+    ], d.metrics.filter(function (x) { return isNum(x.before) || isNum(x.after); }).map(function (x) {
+      return { label: x.label, before: x.before, after: x.after, unit: x.unit, change_ratio: x.change_ratio,
+        change_pp: x.change_pp, change: isNum(x.change_pp) ? x.change_pp : x.change_ratio };
+    }), {});
+    if (d.idle_by_cause.length) {
+      var ic = section(app, 'GPU idle by cause, per step', 'Left bar of each pair: before; right bar: after.');
+      var xs = [], b = [], a = [];
+      d.idle_by_cause.forEach(function (c, i) { xs.push(i); b.push(isNum(c.before_ns_per_step) ? c.before_ns_per_step / 1e6 : 0);
+        a.push(isNum(c.after_ns_per_step) ? c.after_ns_per_step / 1e6 : 0); });
+      makeChart(ic, {
+        height: 240,
+        scales: { x: { time: false, range: [-0.6, xs.length - 0.4] }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } } },
+        axes: [{ label: 'idle cause', values: function (u, v) { return v.map(function (i) { var c = d.idle_by_cause[Math.round(i)]; return c && Math.abs(i - Math.round(i)) < 1e-9 ? c.cause : ''; }); }, splits: function () { return xs; } },
+          { label: 'ms per step', size: 56 }],
+        series: [{ label: 'cause' },
+          { label: 'before', stroke: '#718096', fill: alpha('#718096', 0.6), paths: uPlot.paths.bars({ size: [0.35, 40], align: -1 }), points: { show: false } },
+          { label: 'after', stroke: C.compute, fill: alpha(C.compute, 0.7), paths: uPlot.paths.bars({ size: [0.35, 40], align: 1 }), points: { show: false } }]
+      }, [xs, b, a]);
+    }
+    var f = section(app, 'Findings', 'Loss per step (an upper bound) before and after; for resolved findings, the before run\'s predicted step and its error against the after run.');
+    table(f, [
+      { key: 'status', label: 'status' },
+      { key: 'id', label: 'finding' },
+      { key: 'before_lost_per_step_ns', label: 'before', num: true, fmt: fmtDur },
+      { key: 'after_lost_per_step_ns', label: 'after', num: true, fmt: fmtDur },
+      { key: 'predicted_step_ns_after_fix', label: 'predicted step', num: true, fmt: fmtDur },
+      { key: 'prediction_error_ratio', label: 'prediction error', num: true, fmt: function (v) { return isNum(v) ? (v >= 0 ? '+' : '') + (v * 100).toFixed(1) + '%' : ''; } }
+    ], d.findings, {});
+    var k = section(app, 'Kernels', 'Top kernels of each run matched by name, per step.');
+    table(k, [
+      { key: 'status', label: 'status' },
+      { key: 'before_ns_per_step', label: 'before', num: true, fmt: fmtDur },
+      { key: 'after_ns_per_step', label: 'after', num: true, fmt: fmtDur },
+      { key: 'before_count_per_step', label: 'count before', num: true, fmt: function (v) { return isNum(v) ? v.toFixed(1) : ''; } },
+      { key: 'after_count_per_step', label: 'count after', num: true, fmt: function (v) { return isNum(v) ? v.toFixed(1) : ''; } },
+      { key: 'name', label: 'kernel', cls: 'name', title: true }
+    ], d.kernels, { sortKey: 'after_ns_per_step' });
+    add(app, el('footer', 'muted', 'gpuwhy diff · charts: uPlot (MIT, embedded) · this page makes no network request'));
+  }
+
   // ---- data ----
   var data = JSON.parse(document.getElementById('gpuwhy-data').textContent);
   var app = document.getElementById('app');
+  if (data.kind === 'gpuwhy-diff') {
+    renderDiff(data);
+    setTimeout(checkCharts, 50);
+    return;
+  }
   var causes = data.causes;
   function originOfRank(rank) {
     for (var i = 0; i < data.traces.length; i++)
