@@ -61,7 +61,7 @@ RunDiff DiffRuns(const RunProfile& b, const RunProfile& a) {
   d.metrics.push_back(Delta("p50_step_time", "p50 step", "ns", b.step_p50_ns, a.step_p50_ns));
   d.metrics.push_back(Delta("p95_step_time", "p95 step", "ns", b.step_p95_ns, a.step_p95_ns));
   if (IsValid(b.slowest_rank_step_mean_ns) || IsValid(a.slowest_rank_step_mean_ns))
-    d.metrics.push_back(Delta("slowest_rank_step_time", "slowest rank's mean step", "ns",
+    d.metrics.push_back(Delta("slowest_rank_step_time", "slowest rank's mean ProfilerStep", "ns",
                               b.slowest_rank_step_mean_ns, a.slowest_rank_step_mean_ns));
   d.metrics.push_back(Delta("busy_ratio", "GPU busy", "ratio", b.busy_ratio, a.busy_ratio));
   d.metrics.push_back(Delta("idle_ratio", "GPU idle", "ratio", b.idle_ratio, a.idle_ratio));

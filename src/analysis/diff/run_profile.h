@@ -4,7 +4,7 @@
 // saved `analyze --json` report, which carries the same profile under
 // "run_profile" (report/json), compares exactly like the run itself. The
 // primary device is the one with the most kernel time in traces[0]; a rank
-// set keeps that rank's figures plus the slowest rank's mean step. Missing is
+// set keeps that rank's figures plus the slowest rank's mean ProfilerStep. Missing is
 // NaN / kMissingI64, never 0.
 #pragma once
 
