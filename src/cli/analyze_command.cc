@@ -35,12 +35,6 @@ int64_t FileSize(const std::string& path) {
   return ec ? kMissingI64 : static_cast<int64_t>(n);
 }
 
-// OneLine: `msg` with line breaks replaced, so an error is exactly one line.
-std::string OneLine(std::string msg) {
-  for (char& c : msg)
-    if (c == '\n' || c == '\r') c = ' ';
-  return msg;
-}
 
 analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   analysis::AnalysisOptions a;
@@ -72,6 +66,40 @@ bool WriteHtmlReport(const std::vector<model::Trace>& traces, const analysis::An
 }  // namespace
 
 std::string ToolVersion() { return GPUWHY_VERSION; }
+
+std::string OneLine(std::string msg) {
+  for (char& c : msg)
+    if (c == '\n' || c == '\r') c = ' ';
+  return msg;
+}
+
+Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
+                                            const analysis::AnalysisOptions& options,
+                                            std::vector<model::Trace>* kept) {
+  Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
+  if (!paths.ok()) return paths.status();
+  if (paths->empty()) return InvalidInput("no traces found in the given inputs");
+  // Import every input first (no half report: any container error stops
+  // here), fold sampled-counter logs into the trace of the same run, then
+  // analyze. The diagnosis looks at all inputs together (rank sets), so the
+  // models stay in memory.
+  kept->clear();
+  for (const std::string& path : *paths) {
+    Result<model::Trace> trace = import::ImportFile(path);
+    if (!trace.ok()) return trace.status();
+    kept->push_back(std::move(trace).value());
+  }
+  import::MergeCounterInputs(*kept, *paths);
+  analysis::Analysis result;
+  for (size_t i = 0; i < kept->size(); ++i) {
+    analysis::TraceAnalysis ta = analysis::AnalyzeTrace((*kept)[i], options);
+    ta.input.path = (*paths)[i];
+    ta.input.size_bytes = FileSize((*paths)[i]);
+    result.traces.push_back(std::move(ta));
+  }
+  analysis::AttachDiagnosis(*kept, options, result);
+  return result;
+}
 
 void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& options,
                     std::ostream& out) {
@@ -130,41 +158,14 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
-  Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
-  if (!paths.ok()) {
-    err << "gpuwhy: " << OneLine(paths.status().message()) << '\n';
-    return 2;
-  }
-  if (paths->empty()) {
-    err << "gpuwhy: no traces found in the given inputs\n";
-    return 2;
-  }
-  // Import every input first (no half report: any container error stops
-  // here), fold sampled-counter logs into the trace of the same run, then
-  // analyze. The diagnosis looks at all inputs together (rank sets), so the
-  // models stay in memory.
-  analysis::Analysis result;
-  result.tool_version = ToolVersion();
-  const analysis::AnalysisOptions aopts = ToAnalysisOptions(options);
   std::vector<model::Trace> kept;
-  std::vector<std::string> kept_paths;
-  for (const std::string& path : *paths) {
-    Result<model::Trace> trace = import::ImportFile(path);
-    if (!trace.ok()) {
-      err << "gpuwhy: " << OneLine(trace.status().message()) << '\n';
-      return 2;
-    }
-    kept.push_back(std::move(trace).value());
-    kept_paths.push_back(path);
+  Result<analysis::Analysis> analysed = ImportAndAnalyze(inputs, ToAnalysisOptions(options), &kept);
+  if (!analysed.ok()) {
+    err << "gpuwhy: " << OneLine(analysed.status().message()) << '\n';
+    return 2;
   }
-  import::MergeCounterInputs(kept, kept_paths);
-  for (size_t i = 0; i < kept.size(); ++i) {
-    analysis::TraceAnalysis ta = analysis::AnalyzeTrace(kept[i], aopts);
-    ta.input.path = kept_paths[i];
-    ta.input.size_bytes = FileSize(kept_paths[i]);
-    result.traces.push_back(std::move(ta));
-  }
-  analysis::AttachDiagnosis(kept, aopts, result);
+  analysis::Analysis result = std::move(analysed).value();
+  result.tool_version = ToolVersion();
   if (!html_path.empty() && !WriteHtmlReport(kept, result, html_path, err)) return 2;
 
   // The Perfetto view reads the kept traces' events, so it is written while

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
+#include "base/status.h"
 #include "model/trace.h"
 
 namespace gpuwhy::cli {
@@ -31,6 +32,19 @@ struct AnalyzeOptions {
 
 // ToolVersion: the gpuwhy version string ("0.1.0").
 std::string ToolVersion();
+
+// OneLine: `msg` with line breaks replaced, so an error is exactly one line.
+std::string OneLine(std::string msg);
+
+// ImportAndAnalyze: expand `inputs` (files, folders of rank traces), import
+// every one before analysing anything (the first bad input is the returned
+// error: no half result), merge sampled-counter logs into the trace of the
+// same run, and analyse them together (diagnosis included). `kept` receives
+// the traces, which the Perfetto and HTML views read. The caller sets
+// tool_version.
+Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
+                                            const analysis::AnalysisOptions& options,
+                                            std::vector<model::Trace>* kept);
 
 // RenderAnalysis: render an already computed analysis per `options`.
 void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& options,

@@ -14,8 +14,6 @@
 
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
-#include "import/registry.h"
-#include "import/trace_merge.h"
 #include "report/html/html_renderer.h"
 #include "report/json/run_profile_json.h"
 #include "report/terminal/diff_renderer.h"
@@ -23,12 +21,6 @@
 namespace gpuwhy::cli {
 
 namespace {
-
-std::string OneLine(std::string msg) {
-  for (char& c : msg)
-    if (c == '\n' || c == '\r') c = ' ';
-  return msg;
-}
 
 // ProfileOfSide: one side of the diff: a saved `analyze --json` report, or
 // traces / a folder of ranks / a recording, imported and analysed as
@@ -51,24 +43,10 @@ Result<analysis::RunProfile> ProfileOfSide(const std::string& input,
       return p;
     }
   }
-  Result<std::vector<std::string>> paths = import::ExpandInputs({input});
-  if (!paths.ok()) return paths.status();
-  if (paths->empty()) return InvalidInput(input + ": no traces found");
   std::vector<model::Trace> kept;
-  for (const std::string& path : *paths) {
-    Result<model::Trace> t = import::ImportFile(path);
-    if (!t.ok()) return t.status();
-    kept.push_back(std::move(t).value());
-  }
-  import::MergeCounterInputs(kept, *paths);
-  analysis::Analysis a;
-  for (size_t i = 0; i < kept.size(); ++i) {
-    analysis::TraceAnalysis ta = analysis::AnalyzeTrace(kept[i], opts);
-    ta.input.path = (*paths)[i];
-    a.traces.push_back(std::move(ta));
-  }
-  analysis::AttachDiagnosis(kept, opts, a);
-  return a.profile;
+  Result<analysis::Analysis> a = ImportAndAnalyze({input}, opts, &kept);
+  if (!a.ok()) return a.status();
+  return a->profile;
 }
 
 }  // namespace

@@ -102,12 +102,6 @@ std::string_view BottleneckOf(const Finding& f) {
   return "idle";
 }
 
-double MetricOf(const Finding& f, std::string_view name) {
-  for (const Metric& m : f.evidence)
-    if (m.name == name) return m.value;
-  return kMissingF64;
-}
-
 // CausePhrase: the clause after "waiting for the host:" for the top finding.
 std::string CausePhrase(const Finding& f) {
   std::string step = f.per_step_basis ? "the step" : "the span";

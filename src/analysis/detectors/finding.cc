@@ -70,6 +70,12 @@ void AddMetric(Finding& f, std::string name, double value, std::string unit, std
   f.evidence.push_back({std::move(name), value, std::move(unit), std::move(label)});
 }
 
+double MetricOf(const Finding& f, std::string_view name) {
+  for (const Metric& m : f.evidence)
+    if (m.name == name) return m.value;
+  return kMissingF64;
+}
+
 int64_t MeanStepNs(const DeviceTimeline& d) {
   if (d.steps.empty()) return 0;
   return d.steps_total_ns / static_cast<int64_t>(d.steps.size());

@@ -121,4 +121,7 @@ Severity SeverityFromLoss(double lost_step_ratio);
 // AddMetric: append a Metric to `f.evidence`.
 void AddMetric(Finding& f, std::string name, double value, std::string unit, std::string label);
 
+// MetricOf: the value of `f`'s evidence metric `name`; NaN when it has none.
+double MetricOf(const Finding& f, std::string_view name);
+
 }  // namespace gpuwhy::analysis::detectors

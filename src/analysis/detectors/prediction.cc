@@ -3,17 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/detectors/detector.h"
+
 namespace gpuwhy::analysis::detectors {
-
-namespace {
-
-double MetricValue(const Finding& f, std::string_view name) {
-  for (const Metric& m : f.evidence)
-    if (m.name == name) return m.value;
-  return kMissingF64;
-}
-
-}  // namespace
 
 void PredictStepAfterFix(Finding& f, const Timeline& tl) {
   if (!IsValid(f.lost_per_step_ns) || f.lost_per_step_ns <= 0) return;
@@ -23,7 +15,7 @@ void PredictStepAfterFix(Finding& f, const Timeline& tl) {
   if (d == nullptr) d = tl.Primary();
   if (d == nullptr || d->steps.empty() || d->steps_total_ns <= 0) return;
   const int64_t n = static_cast<int64_t>(d->steps.size());
-  const int64_t step = d->steps_total_ns / n;
+  const int64_t step = MeanStepNs(*d);
   const int64_t busy =
       OverlapLength(d->busy, d->steps.front().start_ns, d->steps.back().end_ns) / n;
   const int64_t lost = f.lost_per_step_ns;
@@ -48,7 +40,7 @@ void PredictStepAfterFix(Finding& f, const Timeline& tl) {
       why = "the GPU no longer idles for this cause; its other gaps and its busy time stay";
       if (f.id == "data_loading.dataloader") {
         // The host still launches the step's work after the batch arrives.
-        double dl = MetricValue(f, "dataloader_ns_per_step");
+        double dl = MetricOf(f, "dataloader_ns_per_step");
         int64_t host = 0;
         for (const StepWindow& w : d->steps) host += w.host_end_ns - w.host_start_ns;
         host /= n;

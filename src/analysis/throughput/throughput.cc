@@ -42,6 +42,12 @@ struct GpuSpan {
   int64_t start, end;
 };
 
+// RidgeFlopsPerByte: the intensity where the compute roof (TFLOP/s) meets the
+// bandwidth roof (GB/s).
+double RidgeFlopsPerByte(double peak_tflops, double mem_bw_gbps) {
+  return peak_tflops * 1e12 / (mem_bw_gbps * 1e9);
+}
+
 // DtypeNameOf: the profiler's dtype name for a precision ("" for none).
 std::string DtypeNameOf(Precision p) {
   switch (p) {
@@ -74,7 +80,7 @@ Roofline Place(double flops, double bytes, int64_t time_ns, const GpuPeaks* peak
   if (peaks->mem_bw_gbps > 0 && IsValid(r.achieved_gbps))
     r.bandwidth_roof_ratio = r.achieved_gbps / peaks->mem_bw_gbps;
   if (IsValid(peak) && peak > 0 && peaks->mem_bw_gbps > 0) {
-    r.ridge = peak * 1e12 / (peaks->mem_bw_gbps * 1e9);
+    r.ridge = RidgeFlopsPerByte(peak, peaks->mem_bw_gbps);
     if (IsValid(r.intensity)) r.bound = r.intensity >= r.ridge ? "compute" : "memory";
   }
   return r;
@@ -397,8 +403,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
         double peak = PeakTflops(*peaks, w.precision);
         if (!IsValid(peak) || peak <= 0) peak = PeakTflops(*peaks, Precision::kFp32);
         if (IsValid(peak) && peak > 0) {
-          double ridge = peak * 1e12 / (peaks->mem_bw_gbps * 1e9);
-          if (w.flops / w.bytes >= ridge) {
+          if (w.flops / w.bytes >= RidgeFlopsPerByte(peak, peaks->mem_bw_gbps)) {
             d.compute_bound_time_ns += oi->gpu_time_ns;
           } else {
             d.memory_bound_time_ns += oi->gpu_time_ns;
