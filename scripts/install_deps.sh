@@ -13,7 +13,7 @@ PACKAGES=(
   zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev libcpp-httplib-dev
-  gzip python3 time procps
+  gzip isal python3 time procps
 )
 TEST_PACKAGES=(chromium fonts-dejavu-core)
 if [ "${1:-}" = "--test" ]; then

@@ -9,6 +9,10 @@
 //   +analyze   import plus analysis::AnalyzeTrace
 //   +thrpt     import plus the per-op throughput model alone (AnalyzeThroughput,
 //              which AnalyzeTrace also runs): its share of the analysis
+//   igzip -dc  ISA-L's igzip binary into /dev/null (the baseline), when installed
+//   cli        with --gpuwhy PATH: the real `gpuwhy analyze --json FILE` as users run
+//              it, with its memory settings (base/memory_tuning.h) and with glibc's
+//              defaults (GPUWHY_MEMORY_TUNING=0), each against igzip -dc
 // Wall is the median of --repeat runs; cpu is the median user+sys CPU (a
 // fairer comparison when the machine is shared). With --variants it also times the Kineto parser with each gzip backend and
 // with/without the read-ahead thread.
@@ -42,7 +46,8 @@ struct Measure {
   long rss_kb = 0;
   double cpu_s = 0;  // user+sys CPU of the child and its threads
   double after_s = 0;  // wall time of the part after the import (+pass/+analyze/+thrpt)
-  double gzip_cpu_s = 0;  // CPU of the gzip process (baseline only)
+  double gzip_cpu_s = 0;  // CPU of the exec'ed process (gzip, igzip, gpuwhy)
+  long exec_rss_kb = 0;   // its peak RSS
   bool ok = false;
   char note[160] = {};
 };
@@ -66,6 +71,7 @@ Measure RunChild(Fn fn) {
   Measure m = runs[runs.size() / 2];
   m.min_wall_s = runs.front().wall_s;
   for (const Measure& r : runs) m.rss_kb = std::max(m.rss_kb, r.rss_kb);
+  for (const Measure& r : runs) m.exec_rss_kb = std::max(m.exec_rss_kb, r.exec_rss_kb);
   std::vector<double> cpu;
   for (const Measure& r : runs) cpu.push_back(r.gzip_cpu_s > 0 ? r.gzip_cpu_s : r.cpu_s);
   std::sort(cpu.begin(), cpu.end());
@@ -107,7 +113,10 @@ double Seconds(Clock::time_point a) {
   return std::chrono::duration<double>(Clock::now() - a).count();
 }
 
-Measure GzipBaseline(const std::string& path) {
+// ExecMeasure: run argv (stdout to /dev/null, `env_kv` added to the
+// environment when not null) as a grandchild; wall time, and CPU and peak RSS
+// of that process itself (from its wait4), not of the forked measurer.
+Measure ExecMeasure(const std::vector<std::string>& argv, const char* env_kv) {
   return RunChild([&] {
     Measure m;
     auto t0 = Clock::now();
@@ -115,16 +124,58 @@ Measure GzipBaseline(const std::string& path) {
     if (pid == 0) {
       FILE* devnull = std::freopen("/dev/null", "w", stdout);
       (void)devnull;
-      execlp("gzip", "gzip", "-dc", path.c_str(), static_cast<char*>(nullptr));
+      if (env_kv != nullptr) putenv(const_cast<char*>(env_kv));
+      std::vector<char*> args;
+      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
       _exit(127);
     }
     int status = 0;
-    struct rusage gz {};
-    wait4(pid, &status, 0, &gz);
+    struct rusage ru {};
+    wait4(pid, &status, 0, &ru);
     m.wall_s = Seconds(t0);
-    m.gzip_cpu_s = static_cast<double>(gz.ru_utime.tv_sec + gz.ru_stime.tv_sec) +
-                   static_cast<double>(gz.ru_utime.tv_usec + gz.ru_stime.tv_usec) / 1e6;
+    m.gzip_cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    m.exec_rss_kb = ru.ru_maxrss;
     m.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!m.ok) std::snprintf(m.note, sizeof(m.note), "%s exited with status %d", argv[0].c_str(), status);
+    return m;
+  });
+}
+
+Measure GzipBaseline(const std::string& path) { return ExecMeasure({"gzip", "-dc", path}, nullptr); }
+
+bool OnPath(const char* tool) {
+  std::string cmd = std::string("command -v ") + tool + " >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// PrintModelBytes: bytes per event of the model, whole and per table (the
+// columns' capacity, as Trace::memory_bytes counts it).
+void PrintModelBytes(const std::string& path) {
+  RunChildOnce([&] {
+    Measure m;
+    gpuwhy::Result<gpuwhy::model::Trace> r = gpuwhy::import::ImportFile(path);
+    if (!r.ok()) return m;
+    const gpuwhy::model::Trace& t = *r;
+    const double events = static_cast<double>(t.event_count());
+    std::printf("  model bytes per event %.1f (%.0f rows, %.1f MB):", 
+                static_cast<double>(t.memory_bytes()) / events, events, t.memory_bytes() / 1e6);
+    auto one = [&](const char* name, size_t rows, size_t bytes) {
+      if (rows == 0) return;
+      std::printf(" %s %zu x %.0f B,", name, rows, static_cast<double>(bytes) / static_cast<double>(rows));
+    };
+    one("kernels", t.kernels.size(), t.kernels.memory_bytes());
+    one("api", t.api_calls.size(), t.api_calls.memory_bytes());
+    one("ranges", t.ranges.size(), t.ranges.memory_bytes());
+    one("memcpy", t.memcpys.size(), t.memcpys.memory_bytes());
+    one("memset", t.memsets.size(), t.memsets.memory_bytes());
+    one("sync", t.syncs.size(), t.syncs.memory_bytes());
+    one("markers", t.markers.size(), t.markers.memory_bytes());
+    std::printf(" strings %.1f MB\n", t.strings.memory_bytes() / 1e6);
+    std::fflush(stdout);
+    m.ok = true;
     return m;
   });
 }
@@ -225,7 +276,8 @@ void Print(const char* what, const Measure& m, double json_bytes, double trace_e
   std::printf("  %-28s %7.3f s (min %6.3f)  %7.1f MB/s", what, m.wall_s, m.min_wall_s, mbs);
   if (trace_events > 0) std::printf("  %7.2f M events/s", trace_events / 1e6 / m.wall_s);
   std::printf("  cpu %6.3f s", m.gzip_cpu_s > 0 ? m.gzip_cpu_s : m.cpu_s);
-  std::printf("  peak RSS %7.1f MB", static_cast<double>(m.rss_kb) / 1024.0);
+  const long rss_kb = m.exec_rss_kb > 0 ? m.exec_rss_kb : m.rss_kb;
+  std::printf("  peak RSS %7.1f MB", static_cast<double>(rss_kb) / 1024.0);
   if (m.model_mb > 0) std::printf("  model %6.1f MB", m.model_mb);
   std::printf("\n");
 }
@@ -234,6 +286,7 @@ void Print(const char* what, const Measure& m, double json_bytes, double trace_e
 
 int main(int argc, char** argv) {
   bool variants = false;
+  std::string gpuwhy_bin;  // --gpuwhy PATH: also time the real CLI
   // --once FILE: one in-process import, for `perf record`.
   if (argc == 3 && std::strcmp(argv[1], "--once") == 0) {
     auto t0 = Clock::now();
@@ -244,6 +297,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--variants") == 0) variants = true;
+    else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
     else files.emplace_back(argv[i]);
   }
@@ -263,6 +317,13 @@ int main(int argc, char** argv) {
     gpuwhy::InputStreamOptions isal, zlib;
     isal.gzip = gpuwhy::GzipBackend::kIsal;
     zlib.gzip = gpuwhy::GzipBackend::kZlib;
+    Measure igz;
+    if (OnPath("igzip")) {
+      igz = ExecMeasure({"igzip", "-dc", f}, nullptr);
+      Print("baseline igzip -dc >/dev/null", igz, bytes, 0);
+    } else {
+      std::printf("  baseline igzip -dc: not installed (Debian package isal)\n");
+    }
     if (gpuwhy::IsalAvailable()) Print("inflate only (ISA-L)", Inflate(f, isal), bytes, 0);
     Print("inflate only (zlib)", Inflate(f, zlib), bytes, 0);
     if (variants) {
@@ -288,10 +349,19 @@ int main(int argc, char** argv) {
       std::printf("  after import: AnalyzeTrace %.3f s, of which the per-op throughput model "
                   "alone takes %.3f s (%.0f%%)\n",
                   an.after_s, th.after_s, 100.0 * th.after_s / an.after_s);
-    if (imp.ok) std::printf("  model rows %.0f\n", imp.events);
+    PrintModelBytes(f);
     if (gz.ok && an.ok)
       std::printf("  import+analyze / gzip -dc: wall %.2f, cpu %.2f\n", an.wall_s / gz.wall_s,
                   an.cpu_s / gz.gzip_cpu_s);
+    if (!gpuwhy_bin.empty()) {
+      Measure cli = ExecMeasure({gpuwhy_bin, "analyze", "--json", f}, nullptr);
+      Print("gpuwhy analyze --json", cli, bytes, events);
+      Measure def = ExecMeasure({gpuwhy_bin, "analyze", "--json", f}, "GPUWHY_MEMORY_TUNING=0");
+      Print("  same, glibc malloc defaults", def, bytes, events);
+      if (cli.ok && igz.ok)
+        std::printf("  gpuwhy analyze --json / igzip -dc: wall %.2f (target <= 3), peak RSS %.0f MB\n",
+                    cli.wall_s / igz.wall_s, static_cast<double>(cli.exec_rss_kb) / 1024.0);
+    }
   }
   return 0;
 }

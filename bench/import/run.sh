@@ -16,12 +16,19 @@ if [ ! -f "$SRC" ]; then echo "SKIPPED: $SRC not present"; exit 0; fi
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 fi
-ninja -C "$BUILD" -j"${JOBS:-2}" import_bench make_big_trace
+ninja -C "$BUILD" -j"${JOBS:-2}" import_bench make_big_trace gpuwhy
 mkdir -p "$OUT"
 for n in 1 2 5 10; do
   f="$OUT/df_index_resolver_x$n.json.gz"
   [ -f "$f" ] || "$BUILD/tools/make_big_trace/make_big_trace" "$SRC" "$f" "$n"
 done
-"$BUILD/bench/import/import_bench" --repeat "$REPEAT" "$SRC" \
+"$BUILD/bench/import/import_bench" --repeat "$REPEAT" --gpuwhy "$BUILD/src/cli/gpuwhy" "$SRC" \
   "$OUT/df_index_resolver_x1.json.gz" "$OUT/df_index_resolver_x2.json.gz" \
   "$OUT/df_index_resolver_x5.json.gz" "$OUT/df_index_resolver_x10.json.gz"
+# BIG=1: also the 100x copy (21.6 M events, ~5 GB of JSON; ~3 min to make,
+# streamed), once, for the 100x/10x linearity figure.
+if [ "${BIG:-0}" = "1" ]; then
+  f="$OUT/df_index_resolver_x100.json.gz"
+  [ -f "$f" ] || "$BUILD/tools/make_big_trace/make_big_trace" "$SRC" "$f" 100
+  "$BUILD/bench/import/import_bench" --repeat 1 --gpuwhy "$BUILD/src/cli/gpuwhy" "$f"
+fi

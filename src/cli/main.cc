@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "base/memory_tuning.h"
 #include "cli/commands.h"
 
 namespace {
@@ -36,6 +37,8 @@ int main(int argc, char** argv) {
     std::cout << "gpuwhy " GPUWHY_VERSION "\n";
     return 0;
   }
+  // Batch commands build a large model and start no children (see memory_tuning.h).
+  if (cmd == "analyze" || cmd == "diff") gpuwhy::TuneMemoryForBatch(argv);
   // Subcommands see argv shifted so argv[0] is "gpuwhy <command>".
   if (cmd == "analyze") return gpuwhy::cli::AnalyzeMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "record") return gpuwhy::cli::RecordMain(argc - 1, argv + 1, std::cout, std::cerr);

@@ -137,8 +137,9 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     }
     return accs[it->second];
   };
-  // correlation id -> device of the GPU event it launched.
-  std::unordered_map<int64_t, int32_t> corr_device;
+  // (correlation id, device) of every GPU event; sorted below. Why a sorted
+  // array, not a hash map: one allocation instead of one node per event.
+  std::vector<std::pair<int64_t, int32_t>> corr_device;
 
   const model::KernelTable& k = trace.kernels;
   for (size_t i = 0; i < k.size(); ++i) {
@@ -153,7 +154,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     n.total_ns += e - s;
     n.max_ns = std::max(n.max_ns, e - s);
     if (IsValid(k.stream_id[i])) a.streams.insert(k.stream_id[i]);
-    if (IsValid(k.correlation_id[i])) corr_device.emplace(k.correlation_id[i], k.device_id[i]);
+    if (IsValid(k.correlation_id[i])) corr_device.emplace_back(k.correlation_id[i], k.device_id[i]);
   }
   const model::MemcpyTable& m = trace.memcpys;
   for (size_t i = 0; i < m.size(); ++i) {
@@ -173,7 +174,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       a.uvm_total.Add(m.bytes[i], e - s);
     }
     if (IsValid(m.stream_id[i])) a.streams.insert(m.stream_id[i]);
-    if (IsValid(m.correlation_id[i])) corr_device.emplace(m.correlation_id[i], m.device_id[i]);
+    if (IsValid(m.correlation_id[i])) corr_device.emplace_back(m.correlation_id[i], m.device_id[i]);
   }
   const model::MemsetTable& ms = trace.memsets;
   for (size_t i = 0; i < ms.size(); ++i) {
@@ -184,7 +185,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     a.memset_kind[static_cast<uint8_t>(ms.dst_kind[i])].Add(ms.bytes[i], e - s);
     a.memset_total.Add(ms.bytes[i], e - s);
     if (IsValid(ms.stream_id[i])) a.streams.insert(ms.stream_id[i]);
-    if (IsValid(ms.correlation_id[i])) corr_device.emplace(ms.correlation_id[i], ms.device_id[i]);
+    if (IsValid(ms.correlation_id[i])) corr_device.emplace_back(ms.correlation_id[i], ms.device_id[i]);
   }
   // Sync events count for their device but are not busy time (HTA #149).
   const model::SyncTable& sy = trace.syncs;
@@ -195,16 +196,31 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (kind >= a.sync_kind.size()) kind = 0;
     ++a.sync_kind[kind].count;
     a.sync_kind[kind].total_ns += Dur(sy.start_ns[i], sy.end_ns[i]);
-    if (IsValid(sy.correlation_id[i])) corr_device.emplace(sy.correlation_id[i], sy.device_id[i]);
+    if (IsValid(sy.correlation_id[i])) corr_device.emplace_back(sy.correlation_id[i], sy.device_id[i]);
   }
 
   // Which devices each process launched work on (via its calls' correlation ids).
   const model::ApiTable& api = trace.api_calls;
+  // The first GPU event of a correlation id names its device (stable sort).
+  std::stable_sort(corr_device.begin(), corr_device.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // DeviceOfCorr: the device of correlation id c's first GPU event, or missing.
+  auto device_of_corr = [&](int64_t c) -> int32_t {
+    if (!IsValid(c)) return kMissingI32;
+    auto it = std::lower_bound(
+        corr_device.begin(), corr_device.end(), c,
+        [](const std::pair<int64_t, int32_t>& p, int64_t v) { return p.first < v; });
+    return it != corr_device.end() && it->first == c ? it->second : kMissingI32;
+  };
   std::map<int32_t, std::set<int32_t>> pid_devices;
+  int32_t last_pid = kMissingI32, last_dev = kMissingI32;
   for (size_t i = 0; i < api.size(); ++i) {
-    if (!IsValid(api.correlation_id[i])) continue;
-    auto it = corr_device.find(api.correlation_id[i]);
-    if (it != corr_device.end()) pid_devices[api.pid[i]].insert(it->second);
+    const int32_t dev = device_of_corr(api.correlation_id[i]);
+    if (!IsValid(dev)) continue;
+    if (api.pid[i] == last_pid && dev == last_dev) continue;  // already inserted
+    last_pid = api.pid[i];
+    last_dev = dev;
+    pid_devices[last_pid].insert(last_dev);
   }
   // Devices a host event of `pid` is attributed to (cases 2 and 3 above).
   std::vector<int32_t> all_devices;
@@ -228,10 +244,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (entry == nullptr) continue;
     int64_t dur = Dur(api.start_ns[i], api.end_ns[i]);
     std::vector<int32_t> targets;
-    auto corr = IsValid(api.correlation_id[i]) ? corr_device.find(api.correlation_id[i])
-                                                : corr_device.end();
-    if (corr != corr_device.end()) {
-      targets.push_back(corr->second);
+    if (const int32_t dev = device_of_corr(api.correlation_id[i]); IsValid(dev)) {
+      targets.push_back(dev);
     } else {
       bool to_all = false;
       targets = devices_of_pid(api.pid[i], &to_all);

@@ -1,0 +1,64 @@
+#include "base/memory_tuning.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace gpuwhy {
+namespace {
+
+constexpr const char* kMarker = "GPUWHY_MEMORY_TUNED";
+// hugetlb=1: madvise(MADV_HUGEPAGE) on heap growth (THP "madvise" mode is the
+// common default); top_pad/trim_threshold: grow in 64 MiB steps, never give
+// memory back mid-run; mmap_threshold at its 32 MiB maximum so large columns
+// come from the (huge-page) heap instead of fresh mappings.
+constexpr const char* kTunables =
+    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=67108864";
+
+bool Sanitized() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+void TuneMemoryForBatch(char** argv) {
+#if defined(__GLIBC__)
+  if (const char* m = std::getenv(kMarker)) {
+    // The re-executed process: the tunables were read at startup; hide them
+    // from anything this process might start.
+    if (std::strcmp(m, "1") == 0) unsetenv("GLIBC_TUNABLES");
+    unsetenv(kMarker);
+    return;
+  }
+  if (Sanitized() || argv == nullptr || argv[0] == nullptr) return;
+  if (const char* off = std::getenv("GPUWHY_MEMORY_TUNING"); off && std::strcmp(off, "0") == 0)
+    return;
+  if (std::getenv("GLIBC_TUNABLES") != nullptr) return;  // the user's choice wins
+  if (setenv("GLIBC_TUNABLES", kTunables, 1) != 0) return;
+  if (setenv(kMarker, "1", 1) != 0) {
+    unsetenv("GLIBC_TUNABLES");
+    return;
+  }
+  execv("/proc/self/exe", argv);
+  // exec failed (no /proc, seccomp, ...): run with the default settings.
+  unsetenv("GLIBC_TUNABLES");
+  unsetenv(kMarker);
+#else
+  (void)argv;
+#endif
+}
+
+}  // namespace gpuwhy

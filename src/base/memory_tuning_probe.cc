@@ -1,0 +1,30 @@
+// memory_tuning_probe: calls TuneMemoryForBatch and reports what the process
+// ended up with, for memory_tuning_test. Prints one line:
+//   "<tunables in the exec environment> | <GLIBC_TUNABLES now> | <marker now>"
+// where "-" stands for absent.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "base/memory_tuning.h"
+
+int main(int, char** argv) {
+  gpuwhy::TuneMemoryForBatch(argv);
+  // /proc/self/environ keeps the environment the process was exec'ed with.
+  std::ifstream f("/proc/self/environ", std::ios::binary);
+  std::string env((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string exec_tunables = "-";
+  for (size_t pos = 0; pos < env.size();) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    std::string kv = env.substr(pos, end - pos);
+    if (kv.rfind("GLIBC_TUNABLES=", 0) == 0) exec_tunables = kv.substr(15);
+    pos = end + 1;
+  }
+  const char* now = std::getenv("GLIBC_TUNABLES");
+  const char* marker = std::getenv("GPUWHY_MEMORY_TUNED");
+  std::printf("%s | %s | %s\n", exec_tunables.c_str(), now ? now : "-", marker ? marker : "-");
+  return 0;
+}
