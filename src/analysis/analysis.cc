@@ -7,9 +7,9 @@ namespace gpuwhy::analysis {
 
 namespace {
 
-// Host-side sections: the device summary and the anchor reproductions.
-void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& options,
-                         TraceAnalysis& out) {
+// FillInput: what the input is (the diagnosis and run profile read it, so it
+// is set before any section runs).
+void FillInput(const model::Trace& trace, TraceAnalysis& out) {
   const model::TraceInfo& info = trace.info;
   out.input.path = info.source_path;
   out.input.format = info.format;
@@ -20,7 +20,11 @@ void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& optio
   out.input.world_size = trace.rank.world_size;
   out.input.backend = std::string(trace.Str(trace.rank.backend));
   out.input.hostname = std::string(trace.Str(trace.rank.hostname));
+}
 
+// Host-side sections: the device summary and the anchor reproductions.
+void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& options,
+                         TraceAnalysis& out) {
   out.summary = SummarizeDevices(trace, options.summary);
   if (options.compat.tbplugin) out.tbplugin = ReproduceTbPlugin(trace);
   if (options.compat.hta) out.hta = ReproduceHta(trace);
@@ -32,15 +36,18 @@ void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& optio
 
 TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options) {
   TraceAnalysis out;
+  FillInput(trace, out);
   AnalyzeHostSections(trace, options, out);
   // Other sections: one call each, below.
   out.utilization = AnalyzeUtilization(trace, options.utilization);
   return out;
 }
 
-void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
-                     Analysis& analysis) {
-  if (traces.empty()) return;
+namespace {
+
+// Diagnose: the diagnosis alone (reads the utilization sections, not the host ones).
+void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
+              Analysis& analysis) {
   // One diagnosis for the set; the curve shape comes from the utilization section.
   std::vector<const model::Trace*> ptrs;
   for (const model::Trace& t : traces) ptrs.push_back(&t);
@@ -56,12 +63,21 @@ void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOpti
     dopt.throughputs.push_back(&ta.utilization.throughput);
   }
   analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
+}
+
+}  // namespace
+
+void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
+                     Analysis& analysis) {
+  if (traces.empty()) return;
+  Diagnose(traces, options, analysis);
   analysis.profile = ProfileOf(analysis);
 }
 
 Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options) {
   Analysis out;
   out.traces.resize(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i) FillInput(traces[i], out.traces[i]);
   // Sections are pure functions of const traces, so they run concurrently:
   // the summary and compat sections on a worker, utilization and then the
   // diagnosis (which needs the curve shapes) here. Why: on a 2-core machine
@@ -71,8 +87,10 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   });
   for (size_t i = 0; i < traces.size(); ++i)
     out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization);
-  AttachDiagnosis(traces, options, out);
+  if (!traces.empty()) Diagnose(traces, options, out);
   host.get();
+  // The run profile reads every section, so it waits for the host sections.
+  if (!traces.empty()) out.profile = ProfileOf(out);
   return out;
 }
 

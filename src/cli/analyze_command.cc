@@ -90,14 +90,12 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
     kept->push_back(std::move(trace).value());
   }
   import::MergeCounterInputs(*kept, *paths);
-  analysis::Analysis result;
+  // AnalyzeTraces runs the host sections beside utilization and the diagnosis.
+  analysis::Analysis result = analysis::AnalyzeTraces(*kept, options);
   for (size_t i = 0; i < kept->size(); ++i) {
-    analysis::TraceAnalysis ta = analysis::AnalyzeTrace((*kept)[i], options);
-    ta.input.path = (*paths)[i];
-    ta.input.size_bytes = FileSize((*paths)[i]);
-    result.traces.push_back(std::move(ta));
+    result.traces[i].input.path = (*paths)[i];
+    result.traces[i].input.size_bytes = FileSize((*paths)[i]);
   }
-  analysis::AttachDiagnosis(*kept, options, result);
   return result;
 }
 

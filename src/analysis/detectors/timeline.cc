@@ -340,8 +340,11 @@ Timeline BuildTimeline(const model::Trace& trace) {
     pairs.reserve(api.size());
     for (size_t i = 0; i < api.size(); ++i)
       if (IsValid(api.correlation_id[i])) pairs.emplace_back(api.correlation_id[i], i);
-    std::stable_sort(pairs.begin(), pairs.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Pairs are unique, so sorting them whole keeps the first row of each id
+    // first, as a stable sort by id would, without its n-element buffer.
+    std::sort(pairs.begin(), pairs.end());
+    tl.corr_keys.reserve(pairs.size());
+    tl.corr_rows.reserve(pairs.size());
     for (const auto& [k, row] : pairs) {
       if (!tl.corr_keys.empty() && tl.corr_keys.back() == k) continue;
       tl.corr_keys.push_back(k);
@@ -404,6 +407,27 @@ Timeline BuildTimeline(const model::Trace& trace) {
   std::map<int32_t, std::vector<Interval>> kern, comm, compute;
   const model::KernelTable& k = trace.kernels;
   std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
+  {
+    // Exact sizes first: growth by doubling would hold up to twice these
+    // (the largest transient of `analyze` on a 21 M-event trace).
+    std::map<int32_t, size_t> n_kern, n_ops;
+    int32_t last = kMissingI32;
+    size_t* slot = nullptr;
+    for (size_t i = 0; i < k.size(); ++i) {
+      if (!IsValid(k.device_id[i])) continue;
+      if (k.device_id[i] != last || slot == nullptr) {
+        last = k.device_id[i];
+        slot = &n_kern[last];
+      }
+      ++*slot;
+    }
+    n_ops = n_kern;
+    for (const auto* col : {&trace.memcpys.device_id, &trace.memsets.device_id})
+      for (int32_t id : *col)
+        if (IsValid(id)) ++n_ops[id];
+    for (const auto& [dev, n] : n_ops) ops[dev].reserve(n);
+    for (const auto& [dev, n] : n_kern) kern[dev].reserve(n);
+  }
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !Valid(k.start_ns[i], k.end_ns[i])) continue;
     ops[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i], k.correlation_id[i]});
@@ -459,9 +483,10 @@ Timeline BuildTimeline(const model::Trace& trace) {
     d.device_id = dev;
     std::vector<int64_t> starter;
     BusyWithStarters(dev_ops, &d.busy, &starter);
-    d.kernel_busy = UnionOf(kern[dev]);
-    d.comm_busy = UnionOf(comm[dev]);
-    d.compute_busy = UnionOf(compute[dev]);
+    // Moved: each device's raw intervals are freed once merged (peak memory).
+    d.kernel_busy = UnionOf(std::move(kern[dev]));
+    d.comm_busy = UnionOf(std::move(comm[dev]));
+    d.compute_busy = UnionOf(std::move(compute[dev]));
     if (d.busy.empty()) continue;
 
     // Steps: device-adjusted per tb_plugin; trailing steps without GPU work dropped.
