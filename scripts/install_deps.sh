@@ -3,7 +3,8 @@
 # Idempotent; needs root (or sudo) only when something is missing.
 #   scripts/install_deps.sh          what building and running gpuwhy needs (setup.sh)
 #   scripts/install_deps.sh --test   also what only the tests need (test.sh): Chromium,
-#                                    which loads the --html report headless
+#                                    which loads the --html report headless, and
+#                                    prometheus (promtool) for the shipped rules
 set -euo pipefail
 
 PACKAGES=(
@@ -15,7 +16,7 @@ PACKAGES=(
   libncurses-dev libcpp-httplib-dev
   gzip isal python3 time procps
 )
-TEST_PACKAGES=(chromium fonts-dejavu-core)
+TEST_PACKAGES=(chromium fonts-dejavu-core prometheus)
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=("${TEST_PACKAGES[@]}")
 fi

@@ -17,6 +17,8 @@
 #pragma GCC diagnostic ignored "-Wdouble-promotion"
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #include <httplib.h>
+
+#include "record/nvml/nvml_api.h"
 #pragma GCC diagnostic pop
 
 namespace gpuwhy::live {
@@ -61,6 +63,22 @@ constexpr Exposed kExposed[] = {
     {Metric::kTemperatureC, "gpuwhy_temperature_celsius", 1, "GPU temperature"},
 };
 
+// Clock-event reasons that slow a busy GPU down, one series each: PromQL has
+// no bitwise operators, so alert rules cannot test the NVML bitmask itself.
+struct ClockReason {
+  unsigned long long bit;
+  const char* name;
+};
+constexpr ClockReason kClockReasons[] = {
+    {record::nvml::kClockEventSwPowerCap, "sw_power_cap"},
+    {record::nvml::kClockEventHwSlowdown, "hw_slowdown"},
+    {record::nvml::kClockEventSwThermal, "sw_thermal"},
+    {record::nvml::kClockEventHwThermal, "hw_thermal"},
+    {record::nvml::kClockEventHwPowerBrake, "hw_power_brake"},
+    {record::nvml::kClockEventSyncBoost, "sync_boost"},
+    {record::nvml::kClockEventGpuIdle, "gpu_idle"},
+};
+
 std::string LabelEscape(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -94,6 +112,23 @@ std::string PrometheusText(const record::Snapshot& snap, const History& history)
     if (body.empty()) continue;
     o += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", e.name, e.help, e.name);
     o += body;
+  }
+  // Clock-event reasons, one 0/1 series per reason, when the bitmask is known.
+  {
+    std::string body;
+    for (size_t i = 0; i < snap.devices.size(); ++i) {
+      const record::Reading& r = snap.devices[i].at(Metric::kClockEventReasons);
+      if (!r.valid() || snap.devices[i].lost) continue;
+      const auto mask = static_cast<unsigned long long>(r.value);
+      for (const ClockReason& c : kClockReasons)
+        body += fmt::format("gpuwhy_clock_event_active{{{},reason=\"{}\"}} {}\n", labels[i], c.name,
+                            (mask & c.bit) != 0 ? 1 : 0);
+    }
+    if (!body.empty()) {
+      o += "# HELP gpuwhy_clock_event_active 1 while NVML reports this clock-event (throttle) "
+           "reason\n# TYPE gpuwhy_clock_event_active gauge\n";
+      o += body;
+    }
   }
   // Per-link NVLink throughput (field values); the device totals are above.
   for (int dir = 0; dir < 2; ++dir) {
@@ -161,6 +196,17 @@ std::string PrometheusText(const record::Snapshot& snap, const History& history)
     o += fmt::format("gpuwhy_curve_info{{{},pattern=\"{}\"}} 1\n", labels[i], v.curve_class);
   }
   return o;
+}
+
+std::vector<std::string> PrometheusMetricNames() {
+  std::vector<std::string> names;
+  for (const Exposed& e : kExposed) names.emplace_back(e.name);
+  for (const char* n : {"gpuwhy_clock_event_active", "gpuwhy_nvlink_link_tx_bytes_per_second",
+                        "gpuwhy_nvlink_link_rx_bytes_per_second", "gpuwhy_real_util_source_info",
+                        "gpuwhy_mig_memory_used_bytes", "gpuwhy_mig_sm_active_ratio",
+                        "gpuwhy_device_lost", "gpuwhy_curve_info"})
+    names.emplace_back(n);
+  return names;
 }
 
 PrometheusServer::PrometheusServer() = default;

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "live/watch_view.h"
@@ -26,6 +27,10 @@ namespace gpuwhy::live {
 
 // PrometheusText: see the file comment.
 std::string PrometheusText(const record::Snapshot& snap, const History& history);
+
+// PrometheusMetricNames: every metric family PrometheusText can emit (the
+// shipped rules and dashboard may name only these; a test checks that).
+std::vector<std::string> PrometheusMetricNames();
 
 class PrometheusServer {
  public:

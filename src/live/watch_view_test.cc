@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "live/prometheus_exporter.h"
 
@@ -161,6 +164,46 @@ TEST(WatchView, NvlinkLinksRealSourceAndMigInPrometheus) {
   std::string j = SnapshotJson(s, h);
   EXPECT_NE(j.find("\"nvlinks\":[{\"link\":3,\"tx_bytes_per_second\":2048,\"rx_bytes_per_second\":null,"
                    "\"tx_status\":0,\"rx_status\":3}]"), std::string::npos) << j;
+}
+
+TEST(WatchView, ClockEventReasonsAreOneSeriesEach) {
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.9, false);
+  s.devices[0].at(Metric::kClockEventReasons) = {0x4 | 0x40, 0, record::Source::kNvmlPoll, 1};
+  h.Add(s);
+  std::string p = PrometheusText(s, h);
+  const std::string l0 = "{gpu=\"0\",UUID=\"GPU-0\",modelName=\"GPU Zero\",Hostname=\"node1\",";
+  EXPECT_NE(p.find("gpuwhy_clock_event_active" + l0 + "reason=\"sw_power_cap\"} 1"), std::string::npos) << p;
+  EXPECT_NE(p.find("gpuwhy_clock_event_active" + l0 + "reason=\"hw_thermal\"} 1"), std::string::npos) << p;
+  EXPECT_NE(p.find("gpuwhy_clock_event_active" + l0 + "reason=\"sw_thermal\"} 0"), std::string::npos) << p;
+  // The second GPU has no bitmask: no reason series (missing is not 0).
+  EXPECT_EQ(p.find("gpuwhy_clock_event_active{gpu=\"1\""), std::string::npos) << p;
+}
+
+TEST(WatchView, MetricNamesListEveryFamilyTheExporterWrites) {
+  // Every optional family present at once; the TYPE lines must be exactly the list.
+  History h;
+  record::Snapshot s = MakeSnapshot(1'000'000'000, 0.9, false);
+  for (size_t m = 0; m < static_cast<size_t>(Metric::kCount); ++m)
+    if (!s.devices[0].at(static_cast<Metric>(m)).valid())
+      s.devices[0].at(static_cast<Metric>(m)) = {1, 0, record::Source::kNvmlPoll, 1};
+  record::LinkReading l;
+  l.link = 0;
+  l.tx = {1, 0, record::Source::kNvmlFields, 1};
+  l.rx = {1, 0, record::Source::kNvmlFields, 1};
+  s.devices[0].nvlinks.push_back(l);
+  record::MigReading mig;
+  mig.mem_used = {1, 0, record::Source::kNvmlPoll, 1};
+  mig.sm_active = {1, 0, record::Source::kGpm, 1};
+  s.devices[0].mig.push_back(mig);
+  h.Add(s);
+  std::string p = PrometheusText(s, h);
+  std::set<std::string> typed;
+  std::istringstream in(p);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# TYPE ", 0) == 0) typed.insert(line.substr(7, line.find(' ', 7) - 7));
+  std::vector<std::string> listed = PrometheusMetricNames();
+  EXPECT_EQ(typed, std::set<std::string>(listed.begin(), listed.end())) << p;
 }
 
 TEST(PrometheusServer, ServesOnLoopbackAndStops) {

@@ -479,6 +479,28 @@ TEST(Watch, PrometheusOverLoopback) {
   EXPECT_EQ(body.find("gpuwhy_power_watts{gpu=\"1\""), std::string::npos) << body;
   EXPECT_EQ(body.find("gpuwhy_sm_active_ratio{gpu=\"1\""), std::string::npos);
   EXPECT_NE(body.find("gpuwhy_curve_info{gpu=\"0\""), std::string::npos);
+
+  // promtool's linter: the only complaints allowed are the camelCase label
+  // names kept from dcgm-exporter (UUID, modelName, Hostname; docs/fleet.md).
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    std::cout << "SKIPPED promtool lint: promtool not installed (Debian package prometheus)\n";
+    return;
+  }
+  size_t at = body.find("\r\n\r\n");
+  ASSERT_NE(at, std::string::npos);
+  std::string metrics = WriteFile("scrape.prom", body.substr(at + 4));
+  std::string lint_out = TempDir() + "/promlint.txt";
+  std::string cmd = "promtool check metrics < '" + metrics + "' > '" + lint_out + "' 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream lint(lint_out);
+  int problems = 0;
+  for (std::string line; std::getline(lint, line);) {
+    if (line.empty()) continue;
+    ++problems;
+    const bool camel = line.find("camelCase") != std::string::npos;
+    EXPECT_TRUE(camel) << "promtool check metrics: " << line;
+  }
+  EXPECT_TRUE(rc == 0 || problems > 0) << "promtool failed without saying why";
 }
 
 // ---- record ----------------------------------------------------------------
