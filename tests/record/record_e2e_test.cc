@@ -18,6 +18,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -66,13 +68,13 @@ struct Proc {
   std::string out_path, err_path;
 };
 
-// Spawn: run gpuwhy with args and extra env ("K=V"), stdout/stderr to files.
-Proc Spawn(const std::vector<std::string>& args, const std::vector<std::string>& env,
-           const std::string& tag) {
+// SpawnExe: run `exe` with args and extra env ("K=V"), stdout/stderr to files.
+Proc SpawnExe(const std::string& exe, const std::vector<std::string>& args,
+              const std::vector<std::string>& env, const std::string& tag) {
   Proc p;
   p.out_path = TempDir() + "/" + tag + ".out";
   p.err_path = TempDir() + "/" + tag + ".err";
-  std::vector<std::string> all = {GPUWHY_EXE};
+  std::vector<std::string> all = {exe};
   all.insert(all.end(), args.begin(), args.end());
   p.pid = fork();
   if (p.pid == 0) {
@@ -86,10 +88,16 @@ Proc Spawn(const std::vector<std::string>& args, const std::vector<std::string>&
     std::vector<char*> argv;
     for (auto& a : all) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execvp(argv[0], argv.data());
     _exit(126);
   }
   return p;
+}
+
+// Spawn: run gpuwhy with args and extra env ("K=V"), stdout/stderr to files.
+Proc Spawn(const std::vector<std::string>& args, const std::vector<std::string>& env,
+           const std::string& tag) {
+  return SpawnExe(GPUWHY_EXE, args, env, tag);
 }
 
 // Wait: exit status (exit code, or 128+signal), killing the child after timeout_s.
@@ -501,6 +509,73 @@ TEST(Watch, PrometheusOverLoopback) {
     EXPECT_TRUE(camel) << "promtool check metrics: " << line;
   }
   EXPECT_TRUE(rc == 0 || problems > 0) << "promtool failed without saying why";
+}
+
+// A real Prometheus scrapes `watch --prometheus` and evaluates the shipped
+// rules (deploy/prometheus): GpuwhySurfaceInflated fires for GPU 0 (GPU-Util
+// 95%, SM active 10%) and not for GPU 1 (95% / 85%). The rules' `for:` holds
+// are cut to 0s and the recording group's interval to 1s, so that the test
+// needs seconds, not 15 minutes; the expressions are the shipped ones
+// (promtool test rules covers the holds).
+const char* kInflatedAndHealthy = R"(devices 2
+name 0 "NVIDIA H100 80GB HBM3"
+metric 0 gpu_util constant 95
+metric 0 sm_active constant 10
+name 1 "NVIDIA H100 80GB HBM3"
+metric 1 gpu_util constant 95
+metric 1 sm_active constant 85
+)";
+
+TEST(Prometheus, RealServerFiresSurfaceInflatedForTheInflatedGpuOnly) {
+  if (std::system("command -v prometheus >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "prometheus not installed (Debian package prometheus; scripts/install_deps.sh --test)";
+  }
+  std::string scen = WriteFile("inflated.txt", kInflatedAndHealthy);
+  const int exporter_port = FreePort();
+  Proc watch = Spawn({"watch", "--json", "--interval", "200", "--iterations", "300", "--prometheus",
+                      "127.0.0.1:" + std::to_string(exporter_port)},
+                     FakeEnv(scen), "prom_e2e_watch");
+  // The shipped rules with the `for:` holds cut to 0s.
+  std::ifstream rules_in(GPUWHY_SOURCE_DIR "/deploy/prometheus/gpuwhy-rules.yml");
+  std::stringstream rules_ss;
+  rules_ss << rules_in.rdbuf();
+  std::string rules = std::regex_replace(rules_ss.str(), std::regex(R"(for: \d+m)"), "for: 0s");
+  rules = std::regex_replace(rules, std::regex(R"(interval: \d+m)"), "interval: 1s");
+  ASSERT_NE(rules.find("GpuwhySurfaceInflated"), std::string::npos);
+  std::string rules_path = WriteFile("gpuwhy-rules.yml", rules);
+  std::string config = WriteFile("prometheus.yml",
+      "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+      "rule_files:\n  - " + rules_path + "\n"
+      "scrape_configs:\n  - job_name: gpuwhy\n    static_configs:\n"
+      "      - targets: ['127.0.0.1:" + std::to_string(exporter_port) + "']\n");
+  const int prom_port = FreePort();
+  Proc prom = SpawnExe("prometheus",
+                       {"--config.file=" + config, "--storage.tsdb.path=" + TempDir() + "/tsdb",
+                        "--web.listen-address=127.0.0.1:" + std::to_string(prom_port),
+                        "--log.level=warn"},
+                       {}, "prom_e2e_server");
+  // Bounded: at most ~40 s for the first scrape, two rule evaluations and the alert.
+  std::string alerts;
+  bool fired = false;
+  for (int i = 0; i < 80 && !fired; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    alerts = HttpGet(prom_port, "/api/v1/alerts");
+    fired = alerts.find("\"alertname\":\"GpuwhySurfaceInflated\"") != std::string::npos &&
+            alerts.find("\"state\":\"firing\"") != std::string::npos;
+  }
+  std::string targets = HttpGet(prom_port, "/api/v1/targets");
+  kill(prom.pid, SIGTERM);
+  kill(watch.pid, SIGTERM);
+  Wait(prom, 20);
+  Wait(watch, 20);
+  ASSERT_TRUE(fired) << "alerts: " << alerts << "\ntargets: " << targets << "\nprometheus log: "
+                     << ReadAll(prom.err_path);
+  // Exactly one GpuwhySurfaceInflated alert, for GPU 0.
+  size_t first = alerts.find("\"alertname\":\"GpuwhySurfaceInflated\"");
+  EXPECT_EQ(alerts.find("\"alertname\":\"GpuwhySurfaceInflated\"", first + 1), std::string::npos) << alerts;
+  EXPECT_NE(alerts.find("\"gpu\":\"0\""), std::string::npos) << alerts;
+  EXPECT_EQ(alerts.find("\"gpu\":\"1\""), std::string::npos) << alerts;
+  EXPECT_NE(targets.find("\"health\":\"up\""), std::string::npos) << targets;
 }
 
 // ---- record ----------------------------------------------------------------
