@@ -13,7 +13,7 @@ PACKAGES=(
   libsimdjson-dev libcli11-dev libfmt-dev
   zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libncurses-dev libcpp-httplib-dev
+  libncurses-dev
   gzip isal python3 time procps
 )
 TEST_PACKAGES=(chromium fonts-dejavu-core prometheus)

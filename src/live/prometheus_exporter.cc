@@ -1,25 +1,25 @@
 #include "live/prometheus_exporter.h"
 
-#include <chrono>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
-// cpp-httplib is header-only and noisy under our warning set.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wnull-dereference"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wcast-align"
-#pragma GCC diagnostic ignored "-Wdouble-promotion"
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-#include <httplib.h>
-
 #include "record/nvml/nvml_api.h"
-#pragma GCC diagnostic pop
 
 namespace gpuwhy::live {
 
@@ -226,36 +226,232 @@ Status ParseHostPort(const std::string& spec, std::string* host, int* port) {
   return Status::Ok();
 }
 
-Status PrometheusServer::Start(const std::string& host, int port) {
-  server_ = std::make_unique<httplib::Server>();
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    std::string body;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      body = text_;
-      ++scrapes_;
-    }
-    res.set_content(body, "text/plain; version=0.0.4; charset=utf-8");
-  });
-  server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content("gpuwhy watch: metrics at /metrics\n", "text/plain");
-  });
-  if (port == 0) {
-    port_ = server_->bind_to_any_port(host);
-    if (port_ <= 0) return IoError(fmt::format("--prometheus: cannot listen on {}:0", host));
-  } else {
-    if (!server_->bind_to_port(host, port)) {
-      return IoError(fmt::format("--prometheus: cannot listen on {}:{} (in use or not permitted)", host, port));
-    }
-    port_ = port;
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Limits that keep the server's threads and memory bounded whatever clients do.
+constexpr size_t kMaxConnections = 256;          // beyond: the stalest reader is dropped
+constexpr size_t kMaxRequestBytes = 8 * 1024;    // a request head larger than this: 431
+constexpr auto kRequestTimeout = std::chrono::seconds(2);  // to send a whole request head
+constexpr auto kWriteTimeout = std::chrono::seconds(5);    // without write progress
+constexpr auto kIdleTimeout = std::chrono::seconds(15);    // keep-alive between scrapes
+
+bool SetNonBlocking(int fd) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+bool HeaderHas(std::string_view head, std::string_view name, std::string_view value) {
+  // Case-insensitive search for "name: ...value..." on one header line.
+  auto lower = [](std::string_view v) {
+    std::string o(v);
+    for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return o;
+  };
+  std::string h = lower(head), n = lower(name) + ":", v = lower(value);
+  for (size_t at = h.find(n); at != std::string::npos; at = h.find(n, at + 1)) {
+    if (at != 0 && h[at - 1] != '\n') continue;
+    size_t eol = h.find('\r', at);
+    if (h.substr(at, eol - at).find(v) != std::string::npos) return true;
   }
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // Why: httplib's stop() is a no-op until the listen loop runs, so a Stop()
-  // right after Start() would leave the thread listening forever. Wait (at most
-  // 5 s) until the loop is up.
-  for (int i = 0; i < 5000 && !server_->is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return false;
+}
+
+}  // namespace
+
+// Conn: one client connection of the poll loop.
+struct PrometheusServer::Conn {
+  int fd = -1;
+  std::string in;          // bytes of the request(s) not yet answered
+  std::string out;         // response bytes not yet written
+  size_t out_off = 0;
+  bool close_after = false;
+  SteadyClock::time_point deadline;
+  SteadyClock::time_point since;  // when the current request or write began
+};
+
+Status PrometheusServer::Start(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  const std::string port_s = std::to_string(port);
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), port_s.c_str(), &hints, &res) != 0 || !res)
+    return IoError(fmt::format("--prometheus: cannot resolve {}", host));
+  int fd = -1;
+  for (addrinfo* a = res; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 128) != 0 || !SetNonBlocking(fd)) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(res);
+  if (fd < 0)
+    return IoError(fmt::format("--prometheus: cannot listen on {}:{} (in use or not permitted)", host, port));
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                      : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    close(fd);
+    return IoError("--prometheus: cannot create the wake-up pipe");
+  }
+  listen_fd_ = fd;
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
   return Status::Ok();
+}
+
+// Loop: one thread, non-blocking sockets and poll(), so that slow or
+// half-open clients cost a slot and a deadline, never a thread. Why not a
+// thread-per-connection server (cpp-httplib, used before): 64 half-open
+// connections held its whole pool and a scrape then took 18.8 s.
+void PrometheusServer::Loop() {
+  std::vector<Conn> conns;
+  std::vector<pollfd> pfds;
+  while (!stop_.load()) {
+    pfds.clear();
+    pfds.push_back({wake_[0], POLLIN, 0});
+    pfds.push_back({listen_fd_, POLLIN, 0});
+    for (const Conn& c : conns)
+      pfds.push_back({c.fd, static_cast<short>(c.out.empty() ? POLLIN : POLLOUT), 0});
+    if (poll(pfds.data(), pfds.size(), 200) < 0 && errno != EINTR) break;
+    if (pfds[0].revents != 0) {
+      char b[64];
+      while (read(wake_[0], b, sizeof b) > 0) {
+      }
+    }
+    const auto now = SteadyClock::now();
+    // Serve existing connections first (their pollfds follow the first two).
+    for (size_t i = 0; i < conns.size(); ++i) {
+      Conn& c = conns[i];
+      const short ev = pfds[i + 2].revents;
+      bool drop = (ev & (POLLERR | POLLNVAL)) != 0;
+      if (!drop && c.out.empty() && (ev & (POLLIN | POLLHUP)) != 0) {
+        char buf[4096];
+        ssize_t n = recv(c.fd, buf, sizeof buf, 0);
+        if (n > 0) {
+          if (c.in.empty()) {
+            c.since = now;
+            c.deadline = now + kRequestTimeout;
+          }
+          c.in.append(buf, static_cast<size_t>(n));
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+          drop = true;
+        }
+      }
+      if (!drop && c.out.empty()) {
+        size_t head_end = c.in.find("\r\n\r\n");
+        if (head_end != std::string::npos) {
+          Respond(c, std::string_view(c.in).substr(0, head_end + 2));
+          c.in.erase(0, head_end + 4);
+          c.since = now;
+          c.deadline = now + kWriteTimeout;
+        } else if (c.in.size() > kMaxRequestBytes) {
+          c.out = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\n"
+                  "Connection: close\r\n\r\n";
+          c.out_off = 0;
+          c.close_after = true;
+          c.deadline = now + kWriteTimeout;
+        }
+      }
+      if (!drop && !c.out.empty() && (ev & POLLOUT) != 0) {
+        ssize_t n = send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+          c.out_off += static_cast<size_t>(n);
+          c.deadline = now + kWriteTimeout;
+          if (c.out_off == c.out.size()) {
+            c.out.clear();
+            c.out_off = 0;
+            if (c.close_after) drop = true;
+            // A pipelined request already buffered gets its own deadline.
+            c.deadline = now + (c.in.empty() ? kIdleTimeout : kRequestTimeout);
+          }
+        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+          drop = true;
+        }
+      }
+      if (!drop && now > c.deadline) drop = true;
+      if (drop) {
+        close(c.fd);
+        c.fd = -1;
+      }
+    }
+    conns.erase(std::remove_if(conns.begin(), conns.end(), [](const Conn& c) { return c.fd < 0; }),
+                conns.end());
+    // New connections. At the cap, the reader that has waited longest for a
+    // request goes: a new scraper is worth more than a stalled client.
+    if (pfds[1].revents & POLLIN) {
+      for (;;) {
+        int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        if (conns.size() >= kMaxConnections) {
+          auto stalest = std::min_element(conns.begin(), conns.end(), [](const Conn& a, const Conn& b) {
+            return a.since < b.since;
+          });
+          close(stalest->fd);
+          conns.erase(stalest);
+          dropped_stale_.fetch_add(1);
+        }
+        Conn c;
+        c.fd = fd;
+        c.since = now;
+        c.deadline = now + kRequestTimeout;
+        conns.push_back(std::move(c));
+      }
+    }
+  }
+  for (Conn& c : conns) close(c.fd);
+}
+
+// Respond: the response to one request head (request line and headers).
+void PrometheusServer::Respond(Conn& c, std::string_view head) {
+  const size_t eol = head.find("\r\n");
+  const std::string_view line = head.substr(0, eol);
+  const size_t sp1 = line.find(' ');
+  const size_t sp2 = line.find(' ', sp1 == std::string_view::npos ? sp1 : sp1 + 1);
+  std::string_view method = line.substr(0, sp1);
+  std::string_view target = sp1 == std::string_view::npos ? std::string_view()
+                                                          : line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::string_view version = sp2 == std::string_view::npos ? std::string_view() : line.substr(sp2 + 1);
+  if (size_t q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
+  const bool http11 = version == "HTTP/1.1";
+  const bool keep = http11 ? !HeaderHas(head, "connection", "close")
+                           : HeaderHas(head, "connection", "keep-alive");
+  int code = 200;
+  const char* reason = "OK";
+  const char* type = "text/plain; version=0.0.4; charset=utf-8";
+  std::string body;
+  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
+      version.substr(0, 5) != "HTTP/") {
+    code = 400;
+    reason = "Bad Request";
+  } else if (method != "GET" && method != "HEAD") {
+    code = 405;
+    reason = "Method Not Allowed";
+  } else if (target == "/metrics") {
+    std::lock_guard<std::mutex> lock(mu_);
+    body = text_;
+    ++scrapes_;
+  } else if (target == "/") {
+    type = "text/plain";
+    body = "gpuwhy watch: metrics at /metrics\n";
+  } else {
+    code = 404;
+    reason = "Not Found";
+  }
+  c.close_after = !keep || code == 400;
+  c.out = fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: {}\r\n\r\n",
+                      code, reason, type, body.size(), c.close_after ? "close" : "keep-alive");
+  if (method != "HEAD") c.out += body;
+  c.out_off = 0;
 }
 
 void PrometheusServer::Update(std::string text) {
@@ -269,16 +465,16 @@ uint64_t PrometheusServer::scrapes() const {
 }
 
 void PrometheusServer::Stop() {
-  if (server_ && thread_.joinable()) {
-    // Why: stop() before the listen loop started is lost and listen would
-    // then run forever; wait (bounded, 5 s) for it to run first.
-    for (int i = 0; i < 5000 && !server_->is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+  if (thread_.joinable()) {
+    stop_ = true;
+    ssize_t w = write(wake_[1], "x", 1);
+    (void)w;
+    thread_.join();
   }
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
-  server_.reset();
+  for (int* fd : {&listen_fd_, &wake_[0], &wake_[1]}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
 }
 
 }  // namespace gpuwhy::live

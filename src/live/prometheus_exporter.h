@@ -4,24 +4,24 @@
 // format 0.0.4: base units (watts, hertz, bytes, celsius), fractions as
 // `_ratio` 0..1, prefix `gpuwhy_`, labels gpu, UUID, modelName, Hostname (as
 // dcgm-exporter names them). A figure that is missing is left out (no NaN, no
-// 0). PrometheusServer serves the latest text on GET /metrics from its own
-// thread; Stop() (or the destructor) ends it.
+// 0). PrometheusServer serves the latest text on GET /metrics (HTTP/1.0 and
+// 1.1, keep-alive) from one thread with a poll loop: slow, half-open or
+// flooding clients are bounded by connection count and deadlines and never
+// block Update() (the sampler); Stop() (or the destructor) ends it.
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "base/status.h"
 #include "live/watch_view.h"
 #include "record/snapshot.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace gpuwhy::live {
 
@@ -50,9 +50,19 @@ class PrometheusServer {
   // scrapes: GET /metrics answered so far.
   uint64_t scrapes() const;
 
+ // stale_dropped: connections closed to make room for new ones at the cap.
+  uint64_t stale_dropped() const { return dropped_stale_.load(); }
+
  private:
-  std::unique_ptr<httplib::Server> server_;
+  struct Conn;
+  void Loop();
+  void Respond(Conn& c, std::string_view head);
+
   std::thread thread_;
+  std::atomic<bool> stop_{false};
+  int listen_fd_ = -1;
+  int wake_[2] = {-1, -1};
+  std::atomic<uint64_t> dropped_stale_{0};
   mutable std::mutex mu_;
   std::string text_;
   uint64_t scrapes_ = 0;
