@@ -23,6 +23,7 @@
 namespace gpuwhy::cli {
 namespace {
 
+#if GPUWHY_HAVE_CUPTI
 // FindInjectLibrary: $GPUWHY_INJECT_LIBRARY, else libgpuwhy_inject.so next to
 // the gpuwhy binary, in ../lib or ../lib/gpuwhy; empty when none exists.
 std::string FindInjectLibrary() {
@@ -42,6 +43,7 @@ std::string FindInjectLibrary() {
   }
   return "";
 }
+#endif
 
 }  // namespace
 

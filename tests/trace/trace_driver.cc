@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -231,11 +232,14 @@ int main(int argc, char** argv) {
 
   int steps = scenario == "tiny" ? 8 : scenario == "pageable" ? 10 : scenario == "sigkill" ? 1000 : 30;
   int kill_after = argc > 2 ? std::atoi(argv[2]) : 150;
+  // NVTX names stay alive for the whole run, as CUPTI's do ("train_step 0", ...).
+  std::vector<std::string> step_names;
+  for (int s = 0; s < steps; ++s) step_names.push_back("train_step " + std::to_string(s));
   Context();
   uint64_t host = Now();
   for (int s = 0; s < steps; ++s) {
     uint32_t id = ++g_marker_id;
-    Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, host, id, "train_step");
+    Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, host, id, step_names[static_cast<size_t>(s)].c_str());
     if (scenario == "sync" || scenario == "sigkill") SyncStep(host);
     else if (scenario == "tiny") TinyStep(host);
     else if (scenario == "pageable") PageableStep(host);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <set>
 #include <utility>
 
@@ -31,6 +32,24 @@ std::string Basename(const std::string& path) {
 int64_t Id(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI64 : static_cast<int64_t>(v); }
 int32_t Dev(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI32 : static_cast<int32_t>(v); }
 int64_t Ts(int64_t v) { return v > 0 ? v : kMissingI64; }
+
+// NvtxStep: N of an NVTX range named like a numbered step ("ProfilerStep#12",
+// "step 3", "train_step_7": "step", then non-digits, then a number at the end),
+// else missing; so torch.cuda.nvtx step ranges mark steps as ProfilerStep#N does.
+int32_t NvtxStep(std::string_view name) {
+  size_t end = name.size(), digits = end;
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  if (digits == end || end - digits > 9) return kMissingI32;
+  std::string lower(name.substr(0, digits));
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  size_t at = lower.rfind("step");
+  if (at == std::string::npos) return kMissingI32;
+  for (size_t i = at + 4; i < lower.size(); ++i)
+    if (lower[i] != ' ' && lower[i] != '#' && lower[i] != '_' && lower[i] != '-' && lower[i] != ':')
+      return kMissingI32;
+  return static_cast<int32_t>(std::stol(std::string(name.substr(digits))));
+}
 
 // TraceToTables: one CUPTI trace stream into the event tables (pid = the stream's process).
 void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
@@ -154,6 +173,7 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
     r.start_ns = Ts(g.start_ns);
     r.end_ns = Ts(g.end_ns);
     r.name = name(g.name);
+    if (g.name < rt.names.size()) r.step = NvtxStep(rt.names[g.name]);
     r.kind = model::RangeKind::kNvtx;
     r.domain = g.domain != 0 ? name(g.domain) : nvtx;
     trace.ranges.Append(r);
