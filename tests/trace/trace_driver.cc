@@ -9,11 +9,14 @@
 //   tiny      1000 kernels of 5-20 us per step, 25 us apart (launch-bound)
 //   pageable  a 64 MiB cudaMemcpy from pageable memory per step
 //   sigkill   `sync`, then SIGKILL itself after STEPS steps (default 150)
+//   fork      `tiny`, forking after step 0 a child that exits through exit() (its
+//             atexit handlers run in a process without CUPTI's or the writer's thread)
 // Exit: 0; 3 when the library enabled the serializing KERNEL kind; 4 on setup errors.
 #include <cupti.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,6 +233,8 @@ int main(int argc, char** argv) {
     return 3;
   }
 
+  const bool fork_child = scenario == "fork";
+  if (fork_child) scenario = "tiny";
   int steps = scenario == "tiny" ? 8 : scenario == "pageable" ? 10 : scenario == "sigkill" ? 1000 : 30;
   int kill_after = argc > 2 ? std::atoi(argv[2]) : 150;
   // NVTX names stay alive for the whole run, as CUPTI's do ("train_step 0", ...).
@@ -250,6 +255,18 @@ int main(int argc, char** argv) {
     Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, host, id, nullptr);
     if (s % 5 == 0) Overhead(host, host + 1000);
     SleepUntil(host);  // paced like the real program
+    if (fork_child && s == 0) {
+      // Forked while step 0's records still sit in CUPTI's buffer: a child that
+      // flushed at exit would deliver them a second time.
+      pid_t child = fork();
+      if (child == 0) std::exit(0);  // atexit handlers run here
+      int st = 0;
+      waitpid(child, &st, 0);
+      if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        std::fprintf(stderr, "trace_driver: forked child failed (status %d)\n", st);
+        return 4;
+      }
+    }
     if (scenario == "sigkill" && s + 1 == kill_after) raise(SIGKILL);
   }
   std::printf("trace_driver: %s done (%d steps)\n", scenario.c_str(), steps);

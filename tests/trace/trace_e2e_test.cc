@@ -226,6 +226,34 @@ TEST(TraceE2e, SigkillMidRunKeepsWhatWasFlushed) {
   EXPECT_TRUE(HasFinding(o.out, "sync.host_sync")) << o.out.substr(0, 4000);
 }
 
+TEST(TraceE2e, EveryProcessGetsItsOwnStreamWithItsRank) {
+  // Two CUDA processes under one command (a launcher and its workers): two
+  // streams, each with its pid and rank, both merged into the recording.
+  std::string drv = GPUWHY_TRACE_DRIVER;
+  Out o = RunProc({GPUWHY_EXE, "record", "--trace", "--no-dcgm", "-o", TempDir() + "/two.gwrec", "--",
+                   "/bin/sh", "-c",
+                   "RANK=0 " + drv + " tiny & RANK=1 " + drv + " sync; s=$?; wait $! || exit 9; exit $s"},
+                  FakeEnv(), "two");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("traced 2 CUDA processes"), std::string::npos) << o.err;
+  Recording rec = Read("two");
+  ASSERT_EQ(rec.traces.size(), 2u);
+  EXPECT_NE(rec.traces[0].pid, rec.traces[1].pid);
+  size_t tiny = rec.traces[0].kernels.size() == 8000u ? 0 : 1;
+  EXPECT_EQ(rec.traces[tiny].kernels.size(), 8000u);
+  EXPECT_EQ(rec.traces[tiny].rank, 0);
+  EXPECT_EQ(rec.traces[1 - tiny].kernels.size(), 1200u);
+  EXPECT_EQ(rec.traces[1 - tiny].rank, 1);
+}
+
+TEST(TraceE2e, ForkedChildExitDoesNotFlushOrHang) {
+  Out o = Record("fork", "fork");
+  EXPECT_EQ(o.code, 0) << o.err;
+  Recording rec = Read("fork");
+  ASSERT_EQ(rec.traces.size(), 1u);  // the child never initialized CUDA: no stream of its own
+  EXPECT_EQ(rec.traces[0].kernels.size(), 8000u);
+}
+
 TEST(TraceE2e, NoDriverNoLibraryLoadKeepsTheExitCode) {
   // The command never initializes CUDA: it still runs, its exit code is kept,
   // and one line says why nothing was traced.
