@@ -268,6 +268,7 @@ TEST(TraceE2e, StreamFileReadsOnItsOwn) {
   // Without gpuwhy record (CUDA_INJECTION64_PATH set by hand), the stream file
   // is itself a readable recording.
   std::string dir = TempDir() + "/bare";
+  fs::remove_all(dir);
   fs::create_directories(dir);
   std::vector<std::string> env = FakeEnv();
   env.push_back(std::string("CUDA_INJECTION64_PATH=") + GPUWHY_INJECT);
