@@ -4,8 +4,10 @@
 // `gpuwhy analyze` prints.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ostream>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,19 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   if (!options.trace_kinds.empty() && !options.trace) {
     err << "gpuwhy record: --trace-kinds needs --trace\n";
+    return 1;
+  }
+  // Checked here once, not by the library in every traced process.
+  static constexpr std::string_view kKinds[] = {"kernel", "memcpy",  "memset",   "sync", "event",
+                                                "runtime", "driver", "overhead", "jit",  "nvtx"};
+  for (size_t pos = 0; pos < options.trace_kinds.size();) {
+    size_t comma = options.trace_kinds.find(',', pos);
+    if (comma == std::string::npos) comma = options.trace_kinds.size();
+    std::string_view w = std::string_view(options.trace_kinds).substr(pos, comma - pos);
+    pos = comma + 1;
+    if (w.empty() || std::find(std::begin(kKinds), std::end(kKinds), w) != std::end(kKinds)) continue;
+    err << "gpuwhy record: unknown --trace-kinds word '" << w
+        << "' (known: kernel,memcpy,memset,sync,event,runtime,driver,overhead,jit,nvtx)\n";
     return 1;
   }
   if (options.trace) {

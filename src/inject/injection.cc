@@ -37,6 +37,7 @@ struct CuptiApi {
   decltype(&cuptiActivityEnable) Enable = nullptr;
   decltype(&cuptiActivityDisable) Disable = nullptr;
   decltype(&cuptiActivityEnableDriverApi) EnableDriverApi = nullptr;
+  decltype(&cuptiActivityEnableRuntimeApi) EnableRuntimeApi = nullptr;
   decltype(&cuptiActivityFlushAll) FlushAll = nullptr;
   decltype(&cuptiActivityGetNextRecord) GetNextRecord = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) GetNumDropped = nullptr;
@@ -123,6 +124,7 @@ std::string LoadCupti(CuptiApi& api) {
   // Optional: each use checks for null.
   Sym(h, "cuptiEnableCallback", api.EnableCallback);
   Sym(h, "cuptiActivityEnableDriverApi", api.EnableDriverApi);
+  Sym(h, "cuptiActivityEnableRuntimeApi", api.EnableRuntimeApi);
   Sym(h, "cuptiActivityGetNumDroppedRecords", api.GetNumDropped);
   Sym(h, "cuptiGetCallbackName", api.GetCallbackName);
   Sym(h, "cuptiGetResultString", api.GetResultString);
@@ -456,6 +458,18 @@ void Start() {
   bool driver = false;
   for (CUpti_ActivityKind k : ParseKinds(kinds, nvtx, &driver)) {
     if (t->api.Enable(k) == CUPTI_SUCCESS) t->enabled.push_back(k);
+  }
+  bool runtime = false;
+  for (CUpti_ActivityKind k : t->enabled) runtime = runtime || k == CUPTI_ACTIVITY_KIND_RUNTIME;
+  if (runtime && t->api.EnableRuntimeApi) {
+    // Noise that PyTorch calls constantly and the diagnosis never needs (as Kineto does).
+    for (CUpti_CallbackId cbid :
+         {CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+          CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+          CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+          CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+          CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000})
+      t->api.EnableRuntimeApi(cbid, 0);
   }
   if (driver && t->api.EnableDriverApi) {
     // Launches through the driver API (Triton, cuLaunchKernelEx) and graph launches;

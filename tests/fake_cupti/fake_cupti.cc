@@ -13,7 +13,8 @@
 //   client that forgets the clock alignment produces visibly wrong times.
 // - FAKE_CUPTI_OTHER_SUBSCRIBER=1: another tool holds CUPTI; cuptiSubscribe fails
 //   with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED.
-// - Records of kinds the client did not enable are not delivered.
+// - Records of kinds the client did not enable are not delivered, nor runtime
+//   records of cbids it switched off with cuptiActivityEnableRuntimeApi(cbid, 0).
 #include <cupti.h>
 #include <time.h>
 
@@ -38,6 +39,7 @@ CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 bool g_subscribed = false;
 std::set<int> g_enabled;
 std::set<uint32_t> g_driver_cbids;
+std::set<uint32_t> g_runtime_off;
 uint8_t* g_cur = nullptr;
 size_t g_cur_size = 0, g_cur_used = 0;
 std::vector<Full> g_full;
@@ -83,6 +85,9 @@ FAKE_EXPORT int fake_cupti_emit(const void* record, size_t bytes) {
       const auto* a = static_cast<const CUpti_ActivityAPI*>(record);
       on = on || g_driver_cbids.count(a->cbid) > 0;
     }
+    if (kind == CUPTI_ACTIVITY_KIND_RUNTIME &&
+        g_runtime_off.count(static_cast<const CUpti_ActivityAPI*>(record)->cbid) > 0)
+      on = false;
     if (!on || g_request == nullptr) return 0;
     if (g_cur && g_cur_used + need <= g_cur_size) {
       std::memcpy(g_cur + g_cur_used, record, RecordSize(kind));
@@ -171,6 +176,13 @@ FAKE_EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint
   std::lock_guard<std::mutex> lock(g_mu);
   if (enable) g_driver_cbids.insert(cbid);
   else g_driver_cbids.erase(cbid);
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (enable) g_runtime_off.erase(cbid);
+  else g_runtime_off.insert(cbid);
   return CUPTI_SUCCESS;
 }
 

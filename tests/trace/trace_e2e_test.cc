@@ -152,7 +152,8 @@ TEST(TraceE2e, SyncEveryStep) {
   EXPECT_EQ(t.kernels.size(), 30u * 40u);
   EXPECT_EQ(t.syncs.size(), 30u);
   EXPECT_EQ(t.ranges.size(), 30u);  // NVTX step ranges (NVTX_INJECTION64_PATH set by record)
-  EXPECT_GT(t.api.size(), 30u * 40u);
+  EXPECT_EQ(t.api.size(), 30u * 42u);  // launches, the copy, the sync; not cudaGetDevice
+  for (const auto& a : t.api) EXPECT_NE(a.cbid, 17u) << "cudaGetDevice is switched off";
   EXPECT_GT(t.Stat(gpuwhy::wire::TraceStat::kOverheadRecords), 0u);
   ExpectAligned(rec);
   EXPECT_TRUE(HasFinding(o.out, "sync.host_sync")) << o.out.substr(0, 4000);
@@ -252,6 +253,23 @@ TEST(TraceE2e, ForkedChildExitDoesNotFlushOrHang) {
   Recording rec = Read("fork");
   ASSERT_EQ(rec.traces.size(), 1u);  // the child never initialized CUDA: no stream of its own
   EXPECT_EQ(rec.traces[0].kernels.size(), 8000u);
+}
+
+TEST(TraceE2e, TraceKindsSelectWhatIsTracedAndUnknownWordsAreRefused) {
+  Out bad = RunProc({GPUWHY_EXE, "record", "--trace", "--trace-kinds", "kernel,bogus", "--", "/bin/true"},
+                    FakeEnv(), "kinds_bad");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("unknown --trace-kinds word 'bogus'"), std::string::npos) << bad.err;
+  Out o = RunProc({GPUWHY_EXE, "record", "--trace", "--trace-kinds", "kernel,sync", "--no-dcgm", "-o",
+                   TempDir() + "/kinds.gwrec", "--", GPUWHY_TRACE_DRIVER, "sync"},
+                  FakeEnv(), "kinds");
+  EXPECT_EQ(o.code, 0) << o.err;
+  Recording rec = Read("kinds");
+  ASSERT_EQ(rec.traces.size(), 1u);
+  EXPECT_EQ(rec.traces[0].kernels.size(), 1200u);
+  EXPECT_EQ(rec.traces[0].syncs.size(), 30u);
+  EXPECT_TRUE(rec.traces[0].api.empty());
+  EXPECT_TRUE(rec.traces[0].copies.empty());
 }
 
 TEST(TraceE2e, NoDriverNoLibraryLoadKeepsTheExitCode) {
