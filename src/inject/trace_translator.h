@@ -42,6 +42,7 @@ class TraceTranslator {
   void TakeFrames(std::string& out);
   // AddStat: bump a counter the translator cannot see (drops, rejected buffers).
   void AddStat(wire::TraceStat s, uint64_t n) { stats_[static_cast<size_t>(s)] += n; }
+  // stat: a counter so far (cumulative since construction).
   uint64_t stat(wire::TraceStat s) const { return stats_[static_cast<size_t>(s)]; }
   // pending_bytes: encoded bytes waiting for TakeFrames().
   size_t pending_bytes() const;

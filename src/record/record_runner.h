@@ -56,7 +56,8 @@ struct RecordResult {
   std::string trace_status;
 };
 
-// TraceStreamFacts: what MergeTraceStream() learned from one stream file.
+// TraceStreamFacts: what RecordingWriter::AppendTraceStream() learned from one
+// stream file when RunAndRecord() merged it.
 struct TraceStreamFacts {
   int32_t pid = kMissingI32;
   std::string status;   // empty: traced; otherwise why the library disabled itself
