@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Enforces the include directions of docs/architecture.md:
 #   base <- model <- import / analysis <- report <- cli
-# record (collectors) may use base and model; live may use record, analysis,
+# record (collectors) may use base and model; inject (the CUPTI injection
+# library) may use base only; live may use record, analysis,
 # report. Tests, benches, tools and fuzzers may include anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ allowed() {  # allowed LAYER -> list of layers it may include
     analysis) echo "base model analysis" ;;
     report) echo "base model analysis report" ;;
     record) echo "base model record" ;;
+    inject) echo "base inject" ;;
     live) echo "base model analysis report record live" ;;
     cli) echo "base model import analysis report record live cli" ;;
     *) echo "" ;;

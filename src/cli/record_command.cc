@@ -1,6 +1,13 @@
-// `gpuwhy record [-o FILE] [--interval MS] -- CMD ARGS...`: run CMD, sample
-// the GPUs, then print the same analysis `gpuwhy analyze` prints.
+// `gpuwhy record [-o FILE] [--interval MS] [--trace [--trace-kinds LIST]] -- CMD ARGS...`:
+// run CMD, sample the GPUs (and with --trace, trace every CUDA process through
+// libgpuwhy_inject.so, docs/record-trace.md), then print the same analysis
+// `gpuwhy analyze` prints.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <ostream>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -16,6 +23,31 @@
 #include "record/record_runner.h"
 
 namespace gpuwhy::cli {
+namespace {
+
+#if GPUWHY_HAVE_CUPTI
+// FindInjectLibrary: $GPUWHY_INJECT_LIBRARY, else libgpuwhy_inject.so next to
+// the gpuwhy binary, in ../lib or ../lib/gpuwhy; empty when none exists.
+std::string FindInjectLibrary() {
+  if (const char* p = std::getenv("GPUWHY_INJECT_LIBRARY"); p && *p) return p;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string dir(buf, static_cast<size_t>(n));
+  dir.resize(dir.rfind('/'));
+  for (const char* rel : {"/libgpuwhy_inject.so", "/../lib/libgpuwhy_inject.so",
+                          "/../lib/gpuwhy/libgpuwhy_inject.so"}) {
+    std::string p = dir + rel;
+    if (access(p.c_str(), R_OK) == 0) {
+      char real[4096];
+      return realpath(p.c_str(), real) ? std::string(real) : p;
+    }
+  }
+  return "";
+}
+#endif
+
+}  // namespace
 
 int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // Everything after "--" is the command, untouched by option parsing.
@@ -45,6 +77,12 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
                  "DCGM host engine (HOST, HOST:PORT or a unix socket path; default 127.0.0.1) "
                  "for the real figures of GPUs without GPM");
   app.add_flag("--no-dcgm", no_dcgm, "do not try DCGM");
+  app.add_flag("--trace", options.trace,
+               "also trace kernels, copies, syncs and API calls of every CUDA process through "
+               "CUPTI injection (no code change; docs/record-trace.md)");
+  app.add_option("--trace-kinds", options.trace_kinds,
+                 "with --trace: comma list of kernel,memcpy,memset,sync,event,runtime,driver,"
+                 "overhead,jit,nvtx (default: all but jit; nvtx needs NVTX_INJECTION64_PATH)");
   app.footer("usage: gpuwhy record [options] -- CMD ARGS...\n"
              "The exit code is CMD's (128+N when a signal N killed it).");
   try {
@@ -56,6 +94,37 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command.empty()) {
     err << "gpuwhy record: no command given; usage: gpuwhy record [options] -- CMD ARGS...\n";
     return 1;
+  }
+  if (!options.trace_kinds.empty() && !options.trace) {
+    err << "gpuwhy record: --trace-kinds needs --trace\n";
+    return 1;
+  }
+  // Checked here once, not by the library in every traced process.
+  static constexpr std::string_view kKinds[] = {"kernel", "memcpy",  "memset",   "sync", "event",
+                                                "runtime", "driver", "overhead", "jit",  "nvtx"};
+  for (size_t pos = 0; pos < options.trace_kinds.size();) {
+    size_t comma = options.trace_kinds.find(',', pos);
+    if (comma == std::string::npos) comma = options.trace_kinds.size();
+    std::string_view w = std::string_view(options.trace_kinds).substr(pos, comma - pos);
+    pos = comma + 1;
+    if (w.empty() || std::find(std::begin(kKinds), std::end(kKinds), w) != std::end(kKinds)) continue;
+    err << "gpuwhy record: unknown --trace-kinds word '" << w
+        << "' (known: kernel,memcpy,memset,sync,event,runtime,driver,overhead,jit,nvtx)\n";
+    return 1;
+  }
+  if (options.trace) {
+#if !GPUWHY_HAVE_CUPTI
+    err << "gpuwhy record: --trace is not available: this gpuwhy was built without the CUDA "
+           "toolkit (no cupti.h), so libgpuwhy_inject.so was not built\n";
+    return 1;
+#else
+    options.inject_library = FindInjectLibrary();
+    if (options.inject_library.empty()) {
+      err << "gpuwhy record: --trace: libgpuwhy_inject.so not found next to the gpuwhy binary "
+             "(set GPUWHY_INJECT_LIBRARY)\n";
+      return 1;
+    }
+#endif
   }
   options.argv = command;
   options.dcgm = !no_dcgm;
@@ -75,7 +144,15 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << "gpuwhy record: " << r.samples << " samples from " << r.device_count << " GPU"
         << (r.device_count == 1 ? "" : "s") << " in " << r.output_path << "\n";
   }
-  if (!no_report && r.sampled) {
+  if (options.trace) {
+    if (r.traced_streams > 0) {
+      err << "gpuwhy record: traced " << r.traced_streams << " CUDA process"
+          << (r.traced_streams == 1 ? "" : "es") << " into " << r.output_path << "\n";
+    } else {
+      err << "gpuwhy record: nothing was traced (" << r.trace_status << ")\n";
+    }
+  }
+  if (!no_report && (r.sampled || r.traced_streams > 0)) {
     // The analysis reads the recording back through the importer, exactly as
     // `gpuwhy analyze FILE` would.
     Result<model::Trace> trace = import::ImportFile(r.output_path);

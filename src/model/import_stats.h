@@ -42,7 +42,8 @@ namespace gpuwhy::model {
   X(no_timestamps, kInfo, "sampled logs without timestamps (sample indexes used, period unknown)") \
   X(coarse_sample_period, kInfo, "counter series sampled every >= 1 s (jumps and wobble cannot be told apart)") \
   X(malformed_table_row, kDataLoss, "nvidia-smi table / -q rows (GPU, process, MIG) that could not be parsed (skipped)") \
-  X(untimed_snapshot, kDataLoss, "nvidia-smi snapshots without a timestamp in a timed log (dropped)")
+  X(untimed_snapshot, kDataLoss, "nvidia-smi snapshots without a timestamp in a timed log (dropped)") \
+  X(trace_records_dropped, kDataLoss, "CUPTI records dropped while tracing: the trace buffers were full (gpuwhy record --trace)")
 
 enum class StatSeverity : uint8_t { kInfo, kRepaired, kDataLoss };
 

@@ -1,12 +1,16 @@
 #include "record/record_runner.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <ostream>
 #include <set>
@@ -103,7 +107,47 @@ timespec ToTimespec(int64_t ns) {
   return t;
 }
 
+// ChildEnv: the environment of the command; `set` entries replace same-named ones.
+std::vector<std::string> ChildEnv(const std::vector<std::pair<std::string, std::string>>& set) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    std::string key = kv.substr(0, kv.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : set) replaced = replaced || k == key;
+    if (!replaced) env.push_back(kv);
+  }
+  for (const auto& [k, v] : set) env.push_back(k + "=" + v);
+  return env;
+}
+
+// StreamFiles: trace-*.gwrec in `dir`, sorted.
+std::vector<std::string> StreamFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.rfind("trace-", 0) == 0 && n.size() > 6 && n.substr(n.size() - 6) == ".gwrec")
+      out.push_back(dir + "/" + n);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
+
+std::string NoDriverReason() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (!h) h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h) {
+    dlclose(h);
+    return "";
+  }
+  const char* e = dlerror();
+  return fmt::format("no NVIDIA driver ({})", e ? e : "libcuda.so.1 not found");
+}
 
 int32_t RankFromEnv() { return FirstEnvInt({"RANK", "SLURM_PROCID", "LOCAL_RANK"}); }
 
@@ -194,6 +238,28 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
   std::vector<char*> cargv;
   for (const auto& a : options.argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  // --trace: every CUDA process of the command loads the injection library and
+  // writes its own stream into trace_dir (docs/record-trace.md).
+  const std::string trace_dir = result.output_path + ".trace";
+  std::vector<std::string> env_strings;
+  std::vector<char*> cenv;
+  if (options.trace) {
+    ::mkdir(trace_dir.c_str(), 0755);
+    for (const std::string& old : StreamFiles(trace_dir)) ::unlink(old.c_str());
+    std::vector<std::pair<std::string, std::string>> set = {
+        {"CUDA_INJECTION64_PATH", options.inject_library}, {"GPUWHY_TRACE_DIR", trace_dir}};
+    if (!options.trace_kinds.empty()) set.emplace_back("GPUWHY_TRACE_KINDS", options.trace_kinds);
+    const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+    const char* cupti = std::getenv("GPUWHY_CUPTI_LIBRARY");
+    if ((!nvtx || !*nvtx) && cupti && *cupti) set.emplace_back("NVTX_INJECTION64_PATH", cupti);
+    if (const char* prev = std::getenv("CUDA_INJECTION64_PATH");
+        prev && *prev && std::string(prev) != "none" && options.inject_library != prev) {
+      err << fmt::format("gpuwhy record: CUDA_INJECTION64_PATH was {}; replaced for --trace\n", prev);
+    }
+    env_strings = ChildEnv(set);
+    for (std::string& e : env_strings) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+  }
   int exec_pipe[2];
   if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
     sigprocmask(SIG_SETMASK, &old_set, nullptr);
@@ -207,7 +273,11 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old_set, nullptr);
     close(exec_pipe[0]);
-    execvp(cargv[0], cargv.data());
+    if (!cenv.empty()) {
+      execvpe(cargv[0], cargv.data(), cenv.data());
+    } else {
+      execvp(cargv[0], cargv.data());
+    }
     int e = errno;
     ssize_t ignored = write(exec_pipe[1], &e, sizeof e);
     (void)ignored;
@@ -281,6 +351,38 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
   tick();  // the last state after the command ended
   sigprocmask(SIG_SETMASK, &old_set, nullptr);
   result.exit_code = ExitCodeOf(child_status);
+  if (options.trace) {
+    // One stream per CUDA process (pid order); a torn tail of a killed process is left out.
+    std::vector<std::string> streams = StreamFiles(trace_dir);
+    bool all_merged = true;
+    for (const std::string& path : streams) {
+      TraceStreamFacts f;
+      Status ms = writer->AppendTraceStream(path, &f.pid, &f.status, &f.frames);
+      if (!ms.ok()) {
+        all_merged = false;
+        err << "gpuwhy record: " << ms.message() << "\n";
+        continue;
+      }
+      ++result.trace_streams;
+      if (f.status.empty()) {
+        ++result.traced_streams;
+      } else if (result.trace_status.empty()) {
+        result.trace_status = fmt::format("process {}: {}", f.pid, f.status);
+      }
+    }
+    if (all_merged) {
+      for (const std::string& path : streams) ::unlink(path.c_str());
+      ::rmdir(trace_dir.c_str());
+    }
+    if (result.trace_streams == 0) {
+      std::string why = NoDriverReason();
+      result.trace_status = why.empty() ? "no process of the command initialized CUDA" : why;
+    }
+    if (result.traced_streams == 0) {
+      writer->WriteEvent(WallNowNs(), EventKind::kNote, kMissingI32, 0,
+                         "nothing was traced: " + result.trace_status);
+    }
+  }
   int64_t end = WallNowNs();
   writer->WriteEvent(end, EventKind::kCommandExited, kMissingI32, result.exit_code,
                      WIFSIGNALED(child_status) ? strsignal(WTERMSIG(child_status)) : "");

@@ -30,6 +30,14 @@ struct RecordOptions {
   // dcgm / dcgm_host: DCGM host engine for the real figures of GPUs without GPM.
   bool dcgm = true;
   std::string dcgm_host = "127.0.0.1";
+  // trace: run the command with the CUPTI injection library (`record --trace`,
+  // docs/record-trace.md): CUDA_INJECTION64_PATH = inject_library, each CUDA
+  // process writes a stream into <output>.trace/, merged into the recording
+  // when the command ends. trace_kinds: GPUWHY_TRACE_KINDS for the library
+  // (empty = its default set).
+  bool trace = false;
+  std::string inject_library;
+  std::string trace_kinds;
 };
 
 struct RecordResult {
@@ -40,7 +48,25 @@ struct RecordResult {
   int32_t device_count = 0;
   uint64_t samples = 0;          // sample values written
   uint64_t ticks = 0;
+  // With options.trace: streams merged into the recording, how many of them
+  // hold trace data (the others were disabled), and why nothing was traced
+  // when traced_streams is 0.
+  int32_t trace_streams = 0;
+  int32_t traced_streams = 0;
+  std::string trace_status;
 };
+
+// TraceStreamFacts: what RecordingWriter::AppendTraceStream() learned from one
+// stream file when RunAndRecord() merged it.
+struct TraceStreamFacts {
+  int32_t pid = kMissingI32;
+  std::string status;   // empty: traced; otherwise why the library disabled itself
+  uint64_t frames = 0;  // frames appended (a torn tail is left out)
+};
+
+// NoDriverReason: why CUDA cannot run here ("no NVIDIA driver (libcuda.so.1: ...)"),
+// or empty when libcuda.so.1 loads.
+std::string NoDriverReason();
 
 // RankFromEnv: RANK, else SLURM_PROCID, else LOCAL_RANK; missing when none.
 int32_t RankFromEnv();

@@ -3,7 +3,9 @@
 # Runs small workloads that each show one curve type under `gpuwhy record`,
 # with `gpuwhy watch --json` and nvidia-smi sampling beside them, then prints
 # per workload: gpuwhy's live curve class, NVML/GPM means, nvidia-smi's means,
-# and the WHY line of the recording's analysis. About 4-6 minutes in total.
+# and the WHY line of the recording's analysis. Then compares `record --trace`
+# with torch.profiler on three pathology workloads (kernel counts and time, top
+# finding, step-time overhead). About 6-9 minutes in total.
 #
 # usage: tests/gpu/run.sh [BUILD_DIR]      (default build/gpu; built if missing)
 #   env: OUT=dir for results (default $OUT or /tmp/gpuwhy-gpu-check)
@@ -121,6 +123,104 @@ run_workload tiny_kernels "$W_TINY"
 run_workload memory_bound "$W_MEM"
 run_workload bf16_matmul "$W_MATMUL"
 run_workload two_processes "$W_MATMUL" 2
+
+# ---- record --trace vs torch.profiler (issue 17) ---------------------------
+# Each pathology workload runs a fixed number of steps three ways: plain (step
+# time), under `gpuwhy record --trace` (CUPTI injection, no code change) and
+# under torch.profiler (Kineto, CPU+CUDA activities). Compared: kernel count and
+# total kernel time, the top finding of each trace, and the step-time overhead
+# of tracing (target <= 5% on the launch-bound worst case, tiny_kernels).
+read -r -d '' TR_COMMON <<'PYEOF'
+import os, sys, time, torch
+dev = torch.device("cuda"); steps = int(os.environ.get("STEPS", "50"))
+def run(step):
+    for _ in range(5): step()                    # warm-up
+    torch.cuda.synchronize(); times = []
+    ctx = None
+    if os.environ.get("KINETO_OUT"):
+        from torch.profiler import profile, ProfilerActivity
+        ctx = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]); ctx.__enter__()
+    for i in range(steps):
+        t = time.perf_counter()
+        torch.cuda.nvtx.range_push(f"step {i}"); step(); torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize(); times.append(time.perf_counter() - t)
+    if ctx:
+        ctx.__exit__(None, None, None); ctx.export_chrome_trace(os.environ["KINETO_OUT"])
+    times.sort(); print(f"STEP_MS {1000 * times[len(times) // 2]:.3f}")
+PYEOF
+read -r -d '' TR_SYNC <<'PYEOF'
+x = torch.randn(2048, 2048, device=dev)
+def step():
+    for _ in range(10): y = x @ x
+    float(y.sum().item()); time.sleep(0.003)      # .item(): a host sync every step
+run(step)
+PYEOF
+read -r -d '' TR_TINY <<'PYEOF'
+x = torch.randn(32, device=dev)
+def step():
+    global x
+    for _ in range(1000): x = x * 1.0001          # launch-bound tiny kernels
+run(step)
+PYEOF
+read -r -d '' TR_PAGEABLE <<'PYEOF'
+host = torch.randn(16 << 20); w = torch.randn(4096, 4096, device=dev)
+def step():
+    d = host.to(dev)                              # 64 MiB from pageable memory per step
+    for _ in range(5): y = w @ w
+run(step)
+PYEOF
+# kernels_of FILE: "count total_ms" of a recording's trace streams or of a Kineto JSON.
+kernels_of() {
+  python3 - "$1" <<'PYEOF'
+import json, struct, sys
+p = sys.argv[1]
+try:
+    if p.endswith(".json"):
+        ev = [e for e in json.load(open(p))["traceEvents"] if e.get("cat") == "kernel"]
+        print(len(ev), f"{sum(e.get('dur', 0) for e in ev) / 1000:.1f}")
+        sys.exit()
+    b = open(p, "rb").read(); off = 16; n = 0; ns = 0
+    while off + 12 <= len(b):
+        ln, ty = struct.unpack_from("<IH", b, off); pay = b[off + 12: off + 12 + ln]; off += 12 + ln
+        if ty == 12:                              # kernels frame: u32 n, n x 76-byte records
+            (k,) = struct.unpack_from("<I", pay, 0)
+            for i in range(k):
+                s, e = struct.unpack_from("<qq", pay, 4 + 76 * i); n += 1; ns += e - s
+    print(n, f"{ns / 1e6:.1f}")
+except (OSError, ValueError, KeyError) as e:
+    print("n/a", f"({e})")
+PYEOF
+}
+top_finding() {
+  python3 -c 'import re,sys; m=re.search(r"\"findings\":\s*\[\s*\{\s*\"id\":\s*\"([^\"]+)\"", sys.stdin.read()); print(m.group(1) if m else "none")' 2>/dev/null || echo "n/a"
+}
+
+trace_compare() {  # name, body
+  local name=$1 body=$2 py="$OUT/trace_$1.py"
+  printf '%s\n%s\n' "$TR_COMMON" "$body" > "$py"
+  log "trace comparison: $name"
+  local plain traced kin
+  plain=$(STEPS=50 timeout 300 python3 "$py" | sed -n 's/STEP_MS //p')
+  traced=$(STEPS=50 timeout 300 "$GW" record --trace --json -o "$OUT/trace_$name.gwrec" -- python3 "$py" \
+           2> "$OUT/trace_$name.err" | tee "$OUT/trace_$name.report.json" | sed -n 's/^STEP_MS //p')
+  STEPS=50 KINETO_OUT="$OUT/trace_$name.kineto.json" timeout 300 python3 "$py" > "$OUT/trace_$name.kineto.out"
+  kin=$(sed -n 's/STEP_MS //p' "$OUT/trace_$name.kineto.out")
+  "$GW" analyze --json "$OUT/trace_$name.gwrec" 2>/dev/null > "$OUT/trace_$name.gw.json"
+  "$GW" analyze --json "$OUT/trace_$name.kineto.json" 2>/dev/null > "$OUT/trace_$name.kin.json"
+  echo "  step ms: plain ${plain:-n/a}  record --trace ${traced:-n/a}  torch.profiler ${kin:-n/a}"
+  python3 -c 'import sys
+p, t, k = [float(x) if x else float("nan") for x in sys.argv[1:4]]
+print(f"  overhead: record --trace {100*(t/p-1):+.1f}%  torch.profiler {100*(k/p-1):+.1f}%")' \
+    "$plain" "$traced" "$kin"
+  echo "  kernels (count, total ms): record --trace $(kernels_of "$OUT/trace_$name.gwrec");" \
+       "torch.profiler $(kernels_of "$OUT/trace_$name.kineto.json")"
+  echo "  top finding: record --trace $(top_finding < "$OUT/trace_$name.gw.json");" \
+       "torch.profiler $(top_finding < "$OUT/trace_$name.kin.json")"
+  grep -h "gpuwhy trace\|nothing was traced\|traced " "$OUT/trace_$name.err" | sed 's/^/  /'
+}
+trace_compare sync_every_step "$TR_SYNC"
+trace_compare tiny_kernels "$TR_TINY"
+trace_compare pageable_copy "$TR_PAGEABLE"
 
 log "recordings and logs in $OUT"
 ls -la "$OUT"

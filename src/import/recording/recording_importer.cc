@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <set>
 #include <utility>
 
@@ -21,6 +22,162 @@ std::string EventText(const RecEvent& e) {
     case RecEventKind::kNote: return e.text;
   }
   return e.text.empty() ? fmt::format("event {}", e.kind) : e.text;
+}
+
+std::string Basename(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int64_t Id(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI64 : static_cast<int64_t>(v); }
+int32_t Dev(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI32 : static_cast<int32_t>(v); }
+int64_t Ts(int64_t v) { return v > 0 ? v : kMissingI64; }
+
+// NvtxStep: N of an NVTX range named like a numbered step ("ProfilerStep#12",
+// "step 3", "train_step_7": "step", then non-digits, then a number at the end),
+// else missing; so torch.cuda.nvtx step ranges mark steps as ProfilerStep#N does.
+int32_t NvtxStep(std::string_view name) {
+  size_t end = name.size(), digits = end;
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  if (digits == end || end - digits > 9) return kMissingI32;
+  std::string lower(name.substr(0, digits));
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  size_t at = lower.rfind("step");
+  if (at == std::string::npos) return kMissingI32;
+  for (size_t i = at + 4; i < lower.size(); ++i)
+    if (lower[i] != ' ' && lower[i] != '#' && lower[i] != '_' && lower[i] != '-' && lower[i] != ':')
+      return kMissingI32;
+  return static_cast<int32_t>(std::stol(std::string(name.substr(digits))));
+}
+
+// TraceToTables: one CUPTI trace stream into the event tables (pid = the stream's process).
+void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
+  auto name = [&](uint32_t id) {
+    return id < rt.names.size() && !rt.names[id].empty() ? trace.strings.Intern(rt.names[id])
+                                                         : kEmptyString;
+  };
+  std::map<uint32_t, int32_t> ctx_device;
+  for (const auto& [ctx, dev] : rt.contexts) ctx_device[ctx] = Dev(dev);
+  const int32_t pid = rt.pid;
+  if (IsValid(pid)) {
+    model::Process p;
+    p.pid = pid;
+    p.name = trace.strings.Intern(Basename(rt.exe));
+    trace.processes.push_back(p);
+  }
+  if (rt.cupti_version != 0) trace.info.cupti_version = std::to_string(rt.cupti_version);
+  if (!IsValid(trace.rank.rank) && IsValid(rt.rank)) trace.rank.rank = rt.rank;
+  if (!IsValid(trace.rank.local_rank) && IsValid(rt.local_rank)) trace.rank.local_rank = rt.local_rank;
+  if (!IsValid(trace.rank.world_size) && IsValid(rt.world_size)) trace.rank.world_size = rt.world_size;
+  auto note = [&](int64_t ts, const std::string& text) {
+    model::MarkerRow m;
+    m.ts_ns = ts;
+    m.pid = pid;
+    m.name = trace.strings.Intern(text);
+    m.domain = domain;
+    trace.markers.Append(m);
+  };
+  if (!rt.status.empty()) note(rt.start_wall_ns, fmt::format("process {} not traced: {}", pid, rt.status));
+  uint64_t dropped = rt.Stat(wire::TraceStat::kDroppedRecords);
+  uint64_t rejected = rt.Stat(wire::TraceStat::kRejectedBuffers);
+  if (dropped > 0 || rejected > 0) {
+    // A refused buffer loses at least one record even when CUPTI reports no count.
+    trace.stats.Bump(model::ImportStat::trace_records_dropped, std::max<uint64_t>(dropped, rejected));
+    note(rt.start_wall_ns,
+         fmt::format("trace of process {}: {} records dropped, {} buffer requests refused (trace "
+                     "buffers full; raise GPUWHY_TRACE_BUFFERS)", pid, dropped, rejected));
+  }
+
+  for (const wire::WireKernel& k : rt.kernels) {
+    model::KernelRow r;
+    r.device_id = Dev(k.device);
+    r.stream_id = Id(k.stream);
+    r.start_ns = Ts(k.start_ns);
+    r.end_ns = Ts(k.end_ns);
+    r.correlation_id = Id(k.correlation);
+    r.name = name(k.name);
+    r.grid_x = k.grid[0], r.grid_y = k.grid[1], r.grid_z = k.grid[2];
+    r.block_x = k.block[0], r.block_y = k.block[1], r.block_z = k.block[2];
+    r.registers_per_thread = k.registers_per_thread;
+    r.static_shared_mem_bytes = k.static_shared_bytes;
+    r.dynamic_shared_mem_bytes = k.dynamic_shared_bytes;
+    r.shared_mem_bytes = k.static_shared_bytes + k.dynamic_shared_bytes;
+    if (k.graph_id != 0) r.graph_id = k.graph_id;
+    r.pid = pid;
+    trace.kernels.Append(r);
+  }
+  for (const wire::WireCopy& c : rt.copies) {
+    if (c.op == static_cast<uint8_t>(wire::TraceCopyOp::kMemset)) {
+      model::MemsetRow r;
+      r.device_id = Dev(c.device);
+      r.stream_id = Id(c.stream);
+      r.start_ns = Ts(c.start_ns);
+      r.end_ns = Ts(c.end_ns);
+      r.correlation_id = Id(c.correlation);
+      r.bytes = c.bytes;
+      r.dst_kind = c.dst_kind <= 7 ? static_cast<model::MemoryKind>(c.dst_kind) : model::MemoryKind::kUnknown;
+      if (c.graph_id != 0) r.graph_id = c.graph_id;
+      r.pid = pid;
+      trace.memsets.Append(r);
+      continue;
+    }
+    model::MemcpyRow r;
+    r.device_id = Dev(c.device);
+    r.stream_id = Id(c.stream);
+    r.start_ns = Ts(c.start_ns);
+    r.end_ns = Ts(c.end_ns);
+    r.correlation_id = Id(c.correlation);
+    r.bytes = c.bytes;
+    r.copy_kind = c.copy_kind <= 10 ? static_cast<model::CopyKind>(c.copy_kind) : model::CopyKind::kUnknown;
+    r.src_kind = c.src_kind <= 7 ? static_cast<model::MemoryKind>(c.src_kind) : model::MemoryKind::kUnknown;
+    r.dst_kind = c.dst_kind <= 7 ? static_cast<model::MemoryKind>(c.dst_kind) : model::MemoryKind::kUnknown;
+    r.src_device_id = Dev(c.src_device);
+    r.dst_device_id = Dev(c.dst_device);
+    if (c.graph_id != 0) r.graph_id = c.graph_id;
+    r.pid = pid;
+    trace.memcpys.Append(r);
+  }
+  for (const wire::WireApi& a : rt.api) {
+    model::ApiRow r;
+    r.pid = pid;
+    r.tid = Id(a.tid);
+    r.start_ns = Ts(a.start_ns);
+    r.end_ns = Ts(a.end_ns);
+    r.correlation_id = Id(a.correlation);
+    r.name = name(a.name);
+    r.cbid = static_cast<int32_t>(a.cbid);
+    r.kind = a.kind == static_cast<uint8_t>(wire::TraceApiKind::kDriver) ? model::ApiKind::kDriver
+             : a.kind == static_cast<uint8_t>(wire::TraceApiKind::kRuntime) ? model::ApiKind::kRuntime
+                                                                              : model::ApiKind::kOther;
+    trace.api_calls.Append(r);
+  }
+  for (const wire::WireSync& s : rt.syncs) {
+    model::SyncRow r;
+    auto it = ctx_device.find(s.context);
+    r.device_id = it == ctx_device.end() ? kMissingI32 : it->second;
+    r.stream_id = Id(s.stream);
+    r.start_ns = Ts(s.start_ns);
+    r.end_ns = Ts(s.end_ns);
+    r.correlation_id = Id(s.correlation);
+    r.kind = s.type <= 4 ? static_cast<model::SyncKind>(s.type) : model::SyncKind::kUnknown;
+    r.event_id = Id(s.event_id);
+    r.pid = pid;
+    trace.syncs.Append(r);
+  }
+  StringId nvtx = trace.strings.Intern("nvtx");
+  for (const wire::WireRange& g : rt.ranges) {
+    model::RangeRow r;
+    r.pid = pid;
+    r.tid = Id(g.tid);
+    r.start_ns = Ts(g.start_ns);
+    r.end_ns = Ts(g.end_ns);
+    r.name = name(g.name);
+    if (g.name < rt.names.size()) r.step = NvtxStep(rt.names[g.name]);
+    r.kind = model::RangeKind::kNvtx;
+    r.domain = g.domain != 0 ? name(g.domain) : nvtx;
+    trace.ranges.Append(r);
+  }
 }
 
 }  // namespace
@@ -131,6 +288,8 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
     m.domain = domain;
     trace.markers.Append(m);
   }
+
+  for (const RecTrace& rt : rec.traces) TraceToTables(rt, trace, domain);
 
   if (rec.torn_tail) trace.stats.Bump(model::ImportStat::truncated_tail);
   if (rec.unknown_frames) trace.stats.Bump(model::ImportStat::unknown_field, rec.unknown_frames);

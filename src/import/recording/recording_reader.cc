@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -349,13 +350,85 @@ Result<Recording> ReadRecording(InputStream& in) {
         rec.has_end = true;
         break;
       }
+      case RecFrame::kTrace: {
+        RecTrace t;
+        t.pid = d.Get<int32_t>();
+        t.ppid = d.Get<int32_t>();
+        t.rank = d.Get<int32_t>();
+        t.local_rank = d.Get<int32_t>();
+        t.world_size = d.Get<int32_t>();
+        t.start_wall_ns = d.Get<int64_t>();
+        t.clock_offset_ns = d.Get<int64_t>();
+        t.clock_uncertainty_ns = d.Get<int64_t>();
+        t.cupti_version = d.Get<uint32_t>();
+        t.status = d.Str();
+        t.kinds = d.Str();
+        t.exe = d.Str();
+        if (!d.ok()) return Malformed(in, "trace", off);
+        rec.traces.push_back(std::move(t));
+        break;
+      }
+      case RecFrame::kTraceNames:
+      case RecFrame::kTraceKernels:
+      case RecFrame::kTraceCopies:
+      case RecFrame::kTraceApi:
+      case RecFrame::kTraceSyncs:
+      case RecFrame::kTraceRanges:
+      case RecFrame::kTraceContexts:
+      case RecFrame::kTraceStats: {
+        if (rec.traces.empty()) return Malformed(in, "trace data (no trace header before it)", off);
+        RecTrace& t = rec.traces.back();
+        uint32_t n = d.Get<uint32_t>();
+        std::string_view body = payload.substr(std::min<size_t>(4, payload.size()));
+        auto fixed = [&](auto& vec, const char* what) -> Status {
+          using T = typename std::decay_t<decltype(vec)>::value_type;
+          if (!d.ok() || static_cast<uint64_t>(n) * sizeof(T) > body.size()) return Malformed(in, what, off);
+          size_t old = vec.size();
+          vec.resize(old + n);
+          std::memcpy(static_cast<void*>(vec.data() + old), body.data(), n * sizeof(T));
+          return Status::Ok();
+        };
+        switch (static_cast<RecFrame>(type)) {
+          case RecFrame::kTraceNames:
+            for (uint32_t i = 0; i < n && d.ok(); ++i) {
+              uint32_t id = d.Get<uint32_t>();
+              std::string text = d.Str();
+              if (!d.ok() || id == 0 || id > (1u << 26)) return Malformed(in, "trace names", off);
+              if (t.names.size() <= id) t.names.resize(id + 1);
+              t.names[id] = std::move(text);
+            }
+            if (!d.ok()) return Malformed(in, "trace names", off);
+            break;
+          case RecFrame::kTraceContexts:
+            if (!d.ok() || static_cast<uint64_t>(n) * 8 > body.size()) return Malformed(in, "trace contexts", off);
+            for (uint32_t i = 0; i < n; ++i) {
+              uint32_t ctx = d.Get<uint32_t>(), dev = d.Get<uint32_t>();
+              t.contexts.emplace_back(ctx, dev);
+            }
+            break;
+          case RecFrame::kTraceStats:
+            if (!d.ok() || static_cast<uint64_t>(n) * 8 > body.size()) return Malformed(in, "trace stats", off);
+            for (uint32_t i = 0; i < n; ++i) {
+              uint64_t v = d.Get<uint64_t>();
+              if (i < t.stats.size()) t.stats[i] = v;  // cumulative: the last frame wins
+            }
+            break;
+          case RecFrame::kTraceKernels: RETURN_IF_ERROR(fixed(t.kernels, "trace kernels")); break;
+          case RecFrame::kTraceCopies: RETURN_IF_ERROR(fixed(t.copies, "trace copies")); break;
+          case RecFrame::kTraceApi: RETURN_IF_ERROR(fixed(t.api, "trace api")); break;
+          case RecFrame::kTraceSyncs: RETURN_IF_ERROR(fixed(t.syncs, "trace syncs")); break;
+          case RecFrame::kTraceRanges: RETURN_IF_ERROR(fixed(t.ranges, "trace ranges")); break;
+          default: break;
+        }
+        break;
+      }
       default:
         ++rec.unknown_frames;  // a newer minor version: skip what we do not know
         break;
     }
     b.Skip(kFrameHeaderBytes + len);
   }
-  if (!rec.has_run && !rec.torn_tail) {
+  if (!rec.has_run && !rec.torn_tail && rec.traces.empty()) {
     return InvalidInput(fmt::format("{}: recording has no run frame", in.path()));
   }
   return rec;

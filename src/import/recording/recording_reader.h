@@ -118,6 +118,28 @@ struct RecEvent {
   std::string text;
 };
 
+// RecTrace: one CUPTI trace stream (1.2+): one traced process. Names are
+// indexed by the ids of the records (names[0] is ""); contexts maps a CUPTI
+// context id to its device. stats follows wire::TraceStat (missing entries 0).
+struct RecTrace {
+  int32_t pid = kMissingI32, ppid = kMissingI32, rank = kMissingI32, local_rank = kMissingI32,
+          world_size = kMissingI32;
+  int64_t start_wall_ns = kMissingI64, clock_offset_ns = kMissingI64,
+          clock_uncertainty_ns = kMissingI64;
+  uint32_t cupti_version = 0;
+  std::string status;  // empty: traced; else why the library disabled itself
+  std::string kinds, exe;
+  std::vector<std::string> names{std::string()};
+  std::vector<std::pair<uint32_t, uint32_t>> contexts;
+  std::vector<wire::WireKernel> kernels;
+  std::vector<wire::WireCopy> copies;
+  std::vector<wire::WireApi> api;
+  std::vector<wire::WireSync> syncs;
+  std::vector<wire::WireRange> ranges;
+  std::vector<uint64_t> stats = std::vector<uint64_t>(static_cast<size_t>(wire::TraceStat::kCount), 0);
+  uint64_t Stat(wire::TraceStat s) const { return stats[static_cast<size_t>(s)]; }
+};
+
 struct Recording {
   uint16_t version_major = 0, version_minor = 0;
   bool has_run = false;
@@ -128,6 +150,7 @@ struct Recording {
   std::vector<RecEvent> events;
   std::vector<RecLinks> links;  // 1.1+: per-link NVLink frames
   std::vector<RecMig> mig;      // 1.1+: MIG frames
+  std::vector<RecTrace> traces; // 1.2+: CUPTI trace streams, in file order
   bool has_end = false;
   int64_t end_ts_ns = kMissingI64;
   int32_t exit_code = kMissingI32;
@@ -141,7 +164,9 @@ struct Recording {
 // LooksLikeRecording: true when `prefix` starts with the recording magic.
 bool LooksLikeRecording(std::string_view prefix);
 
-// ReadRecording: decode the whole stream (see the contract above).
+// ReadRecording: decode the whole stream (see the contract above). A trace
+// stream file of libgpuwhy_inject.so (no run frame, trace frames only) reads
+// as a recording with one entry in `traces`.
 Result<Recording> ReadRecording(InputStream& in);
 
 }  // namespace gpuwhy::import

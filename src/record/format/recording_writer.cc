@@ -234,6 +234,71 @@ void RecordingWriter::WriteEvent(int64_t ts_ns, EventKind kind, int32_t device, 
   Frame(FrameType::kEvent, e.str());
 }
 
+namespace {
+
+// ReadFull: read exactly n bytes; false at end of file or on error.
+bool ReadFull(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+Status RecordingWriter::AppendTraceStream(const std::string& stream_path, int32_t* pid,
+                                          std::string* status, uint64_t* frames) {
+  *frames = 0;
+  int fd = ::open(stream_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError(fmt::format("{}: {}", stream_path, std::strerror(errno)));
+  char header[wire::kRecordingHeaderBytes];
+  uint16_t major = 0;
+  if (ReadFull(fd, header, sizeof header)) std::memcpy(&major, header + 8, 2);
+  if (std::memcmp(header, kRecordingMagic, sizeof kRecordingMagic) != 0 ||
+      major != kRecordingVersionMajor) {
+    ::close(fd);
+    return InvalidInput(fmt::format("{}: not a gpuwhy trace stream", stream_path));
+  }
+  std::string payload;
+  char fh[wire::kFrameHeaderBytes];
+  while (ReadFull(fd, fh, sizeof fh)) {
+    uint32_t len, crc;
+    uint16_t type;
+    std::memcpy(&len, fh, 4);
+    std::memcpy(&type, fh + 4, 2);
+    std::memcpy(&crc, fh + 8, 4);
+    if (len > wire::kMaxFrameBytes) break;
+    payload.resize(len);
+    if (!ReadFull(fd, payload.data(), len)) break;  // torn tail (the process was killed)
+    uLong c = crc32(0L, reinterpret_cast<const Bytef*>(fh + 4), 4);
+    c = crc32(c, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(len));
+    if (static_cast<uint32_t>(c) != crc) break;
+    if (type == static_cast<uint16_t>(FrameType::kTrace) && len >= 4) {
+      std::memcpy(pid, payload.data(), 4);
+      // status: after 5 x i32, 3 x i64, u32 version.
+      size_t off = 5 * 4 + 3 * 8 + 4;
+      uint32_t n = 0;
+      if (len >= off + 4) std::memcpy(&n, payload.data() + off, 4);
+      if (len >= off + 4 + n) *status = payload.substr(off + 4, n);
+    }
+    buf_.append(fh, sizeof fh);
+    buf_ += payload;
+    ++*frames;
+    if (buf_.size() > (8u << 20)) {
+      if (Status s = Flush(); !s.ok()) {
+        ::close(fd);
+        return s;
+      }
+    }
+  }
+  ::close(fd);
+  return Flush();
+}
+
 Status RecordingWriter::Flush() {
   size_t off = 0;
   while (off < buf_.size()) {

@@ -68,6 +68,12 @@ class RecordingWriter {
   void WriteSnapshot(const Snapshot& snap);
   void WriteEvent(int64_t ts_ns, EventKind kind, int32_t device, int64_t code,
                   const std::string& text);
+  // AppendTraceStream: append the frames of a trace stream file written by
+  // libgpuwhy_inject.so (header checked, every frame's CRC checked; a torn or
+  // corrupt tail is left out). Fills `pid`/`status` from its trace frame.
+  // Fails only when the file cannot be read or is not a recording.
+  Status AppendTraceStream(const std::string& stream_path, int32_t* pid, std::string* status,
+                           uint64_t* frames);
   // Flush: write buffered frames to the file (write(2), no fsync).
   Status Flush();
   // Close: write the end record, flush and close. Idempotent.
