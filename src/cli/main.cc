@@ -13,6 +13,8 @@ void Usage(std::ostream& os) {
         "commands:\n"
         "  analyze FILE...   analyze traces (Kineto JSON, nsys SQLite, nvidia-smi/DCGM logs,\n"
         "                    gpuwhy recordings)\n"
+        "  summarize FILE -o RANK.gwsum\n"
+        "                    compact per-rank summary; analyze *.gwsum merges a rank set\n"
         "  diff BEFORE AFTER compare two runs (traces, rank sets, recordings, saved --json\n"
         "                    reports); --fail-if gates for CI\n"
         "  record -- CMD     run CMD and sample the GPUs it uses\n"
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
   }
   // Subcommands see argv shifted so argv[0] is "gpuwhy <command>".
   if (cmd == "analyze") return gpuwhy::cli::AnalyzeMain(argc - 1, argv + 1, std::cout, std::cerr);
+  if (cmd == "summarize")
+    return gpuwhy::cli::SummarizeMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "record") return gpuwhy::cli::RecordMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "diff") return gpuwhy::cli::DiffMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "watch") return gpuwhy::cli::WatchMain(argc - 1, argv + 1, std::cout, std::cerr);
