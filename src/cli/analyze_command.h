@@ -37,12 +37,13 @@ std::string ToolVersion();
 std::string OneLine(std::string msg);
 
 // ImportAndAnalyze: when `inputs` are .gwsum summaries (ExpandSummaryInputs),
-// AnalyzeSummaries() and `kept` stays empty. Otherwise: expand `inputs` (files, folders of rank traces), import
-// every one before analysing anything (the first bad input is the returned
-// error: no half result), merge sampled-counter logs into the trace of the
-// same run, and analyse them together (diagnosis included). `kept` receives
-// the traces, which the Perfetto and HTML views read. The caller sets
-// tool_version.
+// AnalyzeSummaries() and `kept` stays empty. Otherwise expand `inputs` (files,
+// folders of rank traces), import every one before analysing anything (the
+// first bad input is the returned error: no half result), merge sampled-counter
+// logs into the trace of the same run, summarize each trace
+// (analysis::SummarizeRank) and merge them (analysis::MergeRankSummaries, the
+// merge of .gwsum files too). `kept` receives the traces, which the Perfetto
+// and HTML views read. The caller sets tool_version.
 Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
                                             const analysis::AnalysisOptions& options,
                                             std::vector<model::Trace>* kept);

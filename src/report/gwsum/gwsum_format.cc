@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -142,6 +143,19 @@ class Dec {
   std::string_view in_;
   size_t pos_ = 0;
 };
+
+// Wrapping arithmetic for decoding deltas: a corrupt file may overflow, and
+// that must give garbage values (caught by nothing worse), not undefined behaviour.
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+int64_t WrapSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+uint64_t Magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 
 // Scalars.
 template <class A> void Io(A& a, int64_t& v) { a.S(v); }
@@ -390,38 +404,58 @@ template <class A> void IoSteps(A& a, std::vector<dt::StepWindow>& v) {
   if constexpr (A::kReading) v.resize(n);
   int64_t base = 0;
   for (dt::StepWindow& w : v) {
-    int64_t d[4] = {w.start_ns - base, w.end_ns - w.start_ns, w.host_start_ns - w.start_ns,
-                    w.host_end_ns - w.start_ns};
+    int64_t d[4] = {WrapSub(w.start_ns, base), WrapSub(w.end_ns, w.start_ns),
+                    WrapSub(w.host_start_ns, w.start_ns), WrapSub(w.host_end_ns, w.start_ns)};
     All(a, w.step, d[0], d[1], d[2], d[3]);
     if constexpr (A::kReading) {
-      w.start_ns = base + d[0];
-      w.end_ns = w.start_ns + d[1];
-      w.host_start_ns = w.start_ns + d[2];
-      w.host_end_ns = w.start_ns + d[3];
+      w.start_ns = WrapAdd(base, d[0]);
+      w.end_ns = WrapAdd(w.start_ns, d[1]);
+      w.host_start_ns = WrapAdd(w.start_ns, d[2]);
+      w.host_end_ns = WrapAdd(w.start_ns, d[3]);
     }
     base = w.start_ns;
   }
 }
-// Intervals (sorted, disjoint), columnar: every length, then every gap from
-// the previous end (gzip finds the repeats of a step's pattern in each
-// column; interleaved pairs compress worse).
+// Intervals (sorted, disjoint), columnar and scaled: the greatest common
+// divisor `unit_ns` of every length and gap (1000 for a µs-resolution Kineto
+// trace), then every length / unit_ns, then every gap from the previous end /
+// unit_ns. Exact; gzip finds a step's repeating pattern in each column, and
+// the scaled values take a byte or two.
 template <class A> void Io(A& a, dt::IntervalList& v) {
   uint64_t n = v.size();
   if (!a.Count(n)) return;
-  if constexpr (A::kReading) v.resize(n);
+  int64_t unit_ns = 0;
+  if constexpr (!A::kReading) {
+    uint64_t g = 0;
+    int64_t prev_end = 0;
+    for (const dt::Interval& iv : v) {
+      g = std::gcd(g, std::gcd(Magnitude(WrapSub(iv.end_ns, iv.start_ns)),
+                               Magnitude(WrapSub(iv.start_ns, prev_end))));
+      prev_end = iv.end_ns;
+    }
+    unit_ns = g == 0 || g > static_cast<uint64_t>(INT64_MAX) ? 1 : static_cast<int64_t>(g);
+  }
+  Io(a, unit_ns);
+  if constexpr (A::kReading) {
+    if (unit_ns <= 0) {
+      a.Fail("interval unit " + std::to_string(unit_ns) + " is not positive");
+      return;
+    }
+    v.resize(n);
+  }
   for (dt::Interval& iv : v) {
-    int64_t len = iv.end_ns - iv.start_ns;
+    int64_t len = WrapSub(iv.end_ns, iv.start_ns) / unit_ns;
     Io(a, len);
-    if constexpr (A::kReading) iv.end_ns = len;  // the length, until the gaps are read
+    if constexpr (A::kReading) iv.end_ns = WrapMul(len, unit_ns);  // the length, until the gaps are read
   }
   int64_t prev_end = 0;
   for (dt::Interval& iv : v) {
-    int64_t gap = iv.start_ns - prev_end;
+    int64_t gap = WrapSub(iv.start_ns, prev_end) / unit_ns;
     Io(a, gap);
     if constexpr (A::kReading) {
       const int64_t len = iv.end_ns;
-      iv.start_ns = prev_end + gap;
-      iv.end_ns = iv.start_ns + len;
+      iv.start_ns = WrapAdd(prev_end, WrapMul(gap, unit_ns));
+      iv.end_ns = WrapAdd(iv.start_ns, len);
     }
     prev_end = iv.end_ns;
   }
