@@ -43,26 +43,29 @@ TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& opt
   return out;
 }
 
+detectors::DigestOptions DigestOptionsOf(const TraceAnalysis& ta) {
+  detectors::DigestOptions o;
+  const DeviceUtilization* best = nullptr;
+  for (const DeviceUtilization& du : ta.utilization.devices)
+    if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
+  o.curve_shape = best != nullptr ? ToString(best->verdict.curve_class) : "INSUFFICIENT_DATA";
+  o.curve_note = best != nullptr ? best->window_note : std::string();
+  o.curve_reason = best != nullptr ? best->verdict.reason : std::string();
+  o.throughput = &ta.utilization.throughput;
+  return o;
+}
+
 namespace {
 
-// Diagnose: the diagnosis alone (reads the utilization sections, not the host ones).
+// Diagnose: the diagnosis alone, merged from per-rank digests (the same merge
+// as for .gwsum summaries). It reads the utilization sections, not the host ones.
 void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
               Analysis& analysis) {
-  // One diagnosis for the set; the curve shape comes from the utilization section.
-  std::vector<const model::Trace*> ptrs;
-  for (const model::Trace& t : traces) ptrs.push_back(&t);
-  detectors::DiagnosisOptions dopt = options.diagnosis;
-  for (const TraceAnalysis& ta : analysis.traces) {
-    const DeviceUtilization* best = nullptr;
-    for (const DeviceUtilization& du : ta.utilization.devices)
-      if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
-    dopt.curve_shapes.push_back(best != nullptr ? ToString(best->verdict.curve_class)
-                                                : "INSUFFICIENT_DATA");
-    dopt.curve_notes.push_back(best != nullptr ? best->window_note : std::string());
-    dopt.curve_reasons.push_back(best != nullptr ? best->verdict.reason : std::string());
-    dopt.throughputs.push_back(&ta.utilization.throughput);
-  }
-  analysis.diagnosis = detectors::Diagnose(ptrs, dopt);
+  std::vector<detectors::RankDigest> digests;
+  digests.reserve(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i)
+    digests.push_back(detectors::DigestRank(traces[i], DigestOptionsOf(analysis.traces[i])));
+  analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
 
 }  // namespace
@@ -72,6 +75,34 @@ void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOpti
   if (traces.empty()) return;
   Diagnose(traces, options, analysis);
   analysis.profile = ProfileOf(analysis);
+}
+
+RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& options) {
+  RankSummary out;
+  FillInput(trace, out.analysis);
+  // The host sections on a worker, utilization and the digest (which reads
+  // only utilization) here, as AnalyzeTraces does: on two cores this takes a
+  // third off the analysis of a large trace.
+  std::future<void> host = std::async(std::launch::async,
+                                      [&] { AnalyzeHostSections(trace, options, out.analysis); });
+  out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
+  out.digest = detectors::DigestRank(trace, DigestOptionsOf(out.analysis));
+  host.get();
+  return out;
+}
+
+Analysis MergeRankSummaries(std::vector<RankSummary> ranks, const AnalysisOptions& options) {
+  Analysis out;
+  if (ranks.empty()) return out;
+  std::vector<detectors::RankDigest> digests;
+  digests.reserve(ranks.size());
+  for (RankSummary& r : ranks) {
+    out.traces.push_back(std::move(r.analysis));
+    digests.push_back(std::move(r.digest));
+  }
+  out.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
+  out.profile = ProfileOf(out);
+  return out;
 }
 
 Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOptions& options) {

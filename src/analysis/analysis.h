@@ -85,6 +85,31 @@ struct Analysis {
   RunProfile profile;
 };
 
+// RankSummary: one rank's whole share of an Analysis: its report sections and
+// the digest its part of the diagnosis is merged from. A `.gwsum` file
+// (docs/gwsum.md) stores one; `gpuwhy analyze` of raw traces builds one per
+// trace in memory and merges them the same way, so both paths share one code
+// path from here on. Plain data; refers to no trace.
+struct RankSummary {
+  TraceAnalysis analysis;
+  detectors::RankDigest digest;
+};
+
+// SummarizeRank: AnalyzeTrace() and the trace's digest (curve shape and
+// throughput from the utilization section). Pure; input path/size left as
+// AnalyzeTrace leaves them.
+RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& options);
+
+// MergeRankSummaries: the Analysis of one job's ranks from their summaries, in
+// input order: the report sections as they are, the diagnosis from
+// DiagnoseDigests(), the run profile. The caller sets tool_version.
+Analysis MergeRankSummaries(std::vector<RankSummary> ranks, const AnalysisOptions& options);
+
+// DigestOptionsOf: the digest options taken from a trace's analysis (the
+// busiest device's curve verdict, its throughput result; `ta` must outlive
+// the digest call).
+detectors::DigestOptions DigestOptionsOf(const TraceAnalysis& ta);
+
 // AnalyzeTrace: every section for one trace. Pure; `size_bytes` of the input
 // is left missing (the caller knows the file).
 TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options);

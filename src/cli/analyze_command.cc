@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -17,6 +19,7 @@
 #include "analysis/perfetto/perfetto_view.h"
 #include "analysis/views/html_view.h"
 #include "report/html/html_renderer.h"
+#include "report/gwsum/gwsum_format.h"
 #include "report/json/json_renderer.h"
 #include "report/perfetto/perfetto_renderer.h"
 #include "report/terminal/terminal_renderer.h"
@@ -73,9 +76,75 @@ std::string OneLine(std::string msg) {
   return msg;
 }
 
+Result<std::vector<std::string>> ExpandSummaryInputs(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  size_t raw = 0;
+  for (const std::string& arg : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(arg, ec)) {
+      if (report::IsGwsumPath(arg)) out.push_back(arg);
+      else ++raw;
+      continue;
+    }
+    std::vector<std::string> found;
+    for (fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file(ec) && report::IsGwsumPath(it->path().string()))
+        found.push_back(it->path().string());
+    if (found.empty()) ++raw;
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (!out.empty() && raw > 0)
+    return InvalidInput("cannot mix .gwsum summaries and raw traces in one analysis; summarize "
+                        "every rank (gpuwhy summarize) or give the raw traces only");
+  return out;
+}
+
+Result<analysis::Analysis> AnalyzeSummaries(const std::vector<std::string>& paths,
+                                            const analysis::AnalysisOptions& options) {
+  // Read every summary first (no half report), then the same merge as the raw path.
+  std::vector<analysis::RankSummary> ranks;
+  ranks.reserve(paths.size());
+  for (const std::string& path : paths) {
+    Result<analysis::RankSummary> r = report::ReadRankSummaryFile(path);
+    if (!r.ok()) return r.status();
+    ranks.push_back(std::move(r).value());
+  }
+  return analysis::MergeRankSummaries(std::move(ranks), options);
+}
+
+Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& inputs,
+                                              const analysis::AnalysisOptions& options) {
+  Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
+  if (!paths.ok()) return paths.status();
+  if (paths->empty()) return InvalidInput("no traces found in the given inputs");
+  std::vector<model::Trace> traces;
+  for (const std::string& path : *paths) {
+    Result<model::Trace> trace = import::ImportFile(path);
+    if (!trace.ok()) return trace.status();
+    traces.push_back(std::move(trace).value());
+  }
+  std::vector<std::string> kept_paths = *paths;
+  import::MergeCounterInputs(traces, kept_paths);
+  if (traces.size() != 1)
+    return InvalidInput("summarize takes one rank's inputs (a trace and the counter logs of the "
+                        "same run); these make " + std::to_string(traces.size()) +
+                        " traces: write one .gwsum per rank");
+  analysis::RankSummary r = analysis::SummarizeRank(traces[0], options);
+  r.analysis.input.path = kept_paths[0];
+  r.analysis.input.size_bytes = FileSize(kept_paths[0]);
+  return r;
+}
+
 Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
                                             const analysis::AnalysisOptions& options,
                                             std::vector<model::Trace>* kept) {
+  kept->clear();
+  Result<std::vector<std::string>> summaries = ExpandSummaryInputs(inputs);
+  if (!summaries.ok()) return summaries.status();
+  if (!summaries->empty()) return AnalyzeSummaries(*summaries, options);
   Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
   if (!paths.ok()) return paths.status();
   if (paths->empty()) return InvalidInput("no traces found in the given inputs");
@@ -83,20 +152,23 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
   // here), fold sampled-counter logs into the trace of the same run, then
   // analyze. The diagnosis looks at all inputs together (rank sets), so the
   // models stay in memory.
-  kept->clear();
   for (const std::string& path : *paths) {
     Result<model::Trace> trace = import::ImportFile(path);
     if (!trace.ok()) return trace.status();
     kept->push_back(std::move(trace).value());
   }
   import::MergeCounterInputs(*kept, *paths);
-  // AnalyzeTraces runs the host sections beside utilization and the diagnosis.
-  analysis::Analysis result = analysis::AnalyzeTraces(*kept, options);
+  // One rank summary per trace, then the merge: the same path as for .gwsum
+  // summaries (SummarizeMain), so both give the same report.
+  std::vector<analysis::RankSummary> ranks;
+  ranks.reserve(kept->size());
   for (size_t i = 0; i < kept->size(); ++i) {
-    result.traces[i].input.path = (*paths)[i];
-    result.traces[i].input.size_bytes = FileSize((*paths)[i]);
+    analysis::RankSummary r = analysis::SummarizeRank((*kept)[i], options);
+    r.analysis.input.path = (*paths)[i];
+    r.analysis.input.size_bytes = FileSize((*paths)[i]);
+    ranks.push_back(std::move(r));
   }
-  return result;
+  return analysis::MergeRankSummaries(std::move(ranks), options);
 }
 
 void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& options,
@@ -118,6 +190,53 @@ void AnalyzeAndRender(const std::vector<model::Trace>& traces, const AnalyzeOpti
   for (analysis::TraceAnalysis& t : a.traces)
     if (!t.input.path.empty()) t.input.size_bytes = FileSize(t.input.path);
   RenderAnalysis(a, options, out);
+}
+
+int SummarizeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"summarize one rank's trace into a compact .gwsum file (docs/gwsum.md)",
+               "gpuwhy summarize"};
+  std::vector<std::string> inputs;
+  std::string output_path;
+  int top_kernels = 10;
+  app.add_option("FILE", inputs,
+                 "the rank's trace (plus counter logs of the same run, merged into it)")
+      ->required();
+  app.add_option("-o,--output", output_path, "the .gwsum file to write")->required();
+  app.add_option("--top", top_kernels, "kernel names kept in the top-kernels table")
+      ->check(CLI::Range(0, 100000));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "gpuwhy summarize: " << e.what() << "\n" << app.help();
+    return 1;
+  }
+  AnalyzeOptions ao;
+  ao.top_kernels = top_kernels;
+  Result<analysis::RankSummary> r = SummarizeInputs(inputs, ToAnalysisOptions(ao));
+  if (!r.ok()) {
+    err << "gpuwhy: " << OneLine(r.status().message()) << '\n';
+    return 2;
+  }
+  Status st = report::WriteRankSummaryFile(*r, output_path);
+  if (!st.ok()) {
+    err << "gpuwhy: " << OneLine(st.message()) << '\n';
+    return 2;
+  }
+  // One line with the size against the trace's, the figure docs/gwsum.md promises.
+  const int64_t bytes = FileSize(output_path);
+  const int64_t trace_bytes = r->analysis.input.size_bytes;
+  out << "wrote " << output_path << ": " << bytes << " bytes";
+  if (IsValid(trace_bytes) && trace_bytes > 0 && IsValid(bytes)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f%%", 100.0 * static_cast<double>(bytes) /
+                                                 static_cast<double>(trace_bytes));
+    out << " (" << buf << " of the trace's " << trace_bytes << " bytes)";
+  }
+  out << '\n';
+  return 0;
 }
 
 int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -164,6 +283,14 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   analysis::Analysis result = std::move(analysed).value();
   result.tool_version = ToolVersion();
+  if (kept.empty() && (!html_path.empty() || !options.perfetto_path.empty() ||
+                       !options.compat.empty())) {
+    // Summaries carry no events: the charts, the Perfetto tracks and the
+    // anchor reproductions read the traces themselves.
+    err << "gpuwhy analyze: --html, --perfetto and --compat need the raw traces, not .gwsum "
+           "summaries\n";
+    return 1;
+  }
   if (!html_path.empty() && !WriteHtmlReport(kept, result, html_path, err)) return 2;
 
   // The Perfetto view reads the kept traces' events, so it is written while

@@ -36,15 +36,35 @@ std::string ToolVersion();
 // OneLine: `msg` with line breaks replaced, so an error is exactly one line.
 std::string OneLine(std::string msg);
 
-// ImportAndAnalyze: expand `inputs` (files, folders of rank traces), import
-// every one before analysing anything (the first bad input is the returned
-// error: no half result), merge sampled-counter logs into the trace of the
-// same run, and analyse them together (diagnosis included). `kept` receives
-// the traces, which the Perfetto and HTML views read. The caller sets
-// tool_version.
+// ImportAndAnalyze: when `inputs` are .gwsum summaries (ExpandSummaryInputs),
+// AnalyzeSummaries() and `kept` stays empty. Otherwise expand `inputs` (files,
+// folders of rank traces), import every one before analysing anything (the
+// first bad input is the returned error: no half result), merge sampled-counter
+// logs into the trace of the same run, summarize each trace
+// (analysis::SummarizeRank) and merge them (analysis::MergeRankSummaries, the
+// merge of .gwsum files too). `kept` receives the traces, which the Perfetto
+// and HTML views read. The caller sets tool_version.
 Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
                                             const analysis::AnalysisOptions& options,
                                             std::vector<model::Trace>* kept);
+
+// ExpandSummaryInputs: the `.gwsum` files among `inputs` (files named
+// *.gwsum, folders expanded to the *.gwsum files under them, sorted); empty
+// when there are none. Summaries mixed with raw traces: InvalidInput.
+Result<std::vector<std::string>> ExpandSummaryInputs(const std::vector<std::string>& inputs);
+
+// AnalyzeSummaries: read every `.gwsum` at `paths` (the first bad one is the
+// returned error: no half result) and merge them with MergeRankSummaries(),
+// the merge ImportAndAnalyze() runs on raw traces. The caller sets tool_version.
+Result<analysis::Analysis> AnalyzeSummaries(const std::vector<std::string>& paths,
+                                            const analysis::AnalysisOptions& options);
+
+// SummarizeInputs: import one rank's inputs (a trace, plus counter logs of the
+// same run that MergeCounterInputs folds into it) and summarize it
+// (analysis::SummarizeRank) with the trace's path and size; more than one
+// trace left after merging is InvalidInput.
+Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& inputs,
+                                              const analysis::AnalysisOptions& options);
 
 // RenderAnalysis: render an already computed analysis per `options`.
 void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& options,

@@ -10,6 +10,9 @@ namespace gpuwhy::cli {
 
 // AnalyzeMain: `gpuwhy analyze FILE... [--json] ...`.
 int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err);
+// SummarizeMain: `gpuwhy summarize FILE... -o RANK.gwsum` (docs/gwsum.md):
+// one rank's per-rank summary; prints one line with its size against the trace's.
+int SummarizeMain(int argc, char** argv, std::ostream& out, std::ostream& err);
 // RecordMain: `gpuwhy record [-o FILE] [--interval MS] -- CMD ARGS...`.
 int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err);
 // DiffMain: `gpuwhy diff BEFORE AFTER [--json] [--fail-if EXPR]...`; exit 3

@@ -14,6 +14,8 @@ void Usage(std::ostream& os) {
         "commands:\n"
         "  analyze FILE...   analyze traces (Kineto JSON, nsys SQLite, nvidia-smi/DCGM logs,\n"
         "                    gpuwhy recordings)\n"
+        "  summarize FILE -o RANK.gwsum\n"
+        "                    compact per-rank summary; analyze *.gwsum merges a rank set\n"
         "  diff BEFORE AFTER compare two runs (traces, rank sets, recordings, saved --json\n"
         "                    reports); --fail-if gates for CI\n"
         "  record -- CMD     run CMD and sample the GPUs it uses\n"
@@ -38,9 +40,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   // Batch commands build a large model and start no children (see memory_tuning.h).
-  if (cmd == "analyze" || cmd == "diff") gpuwhy::TuneMemoryForBatch(argv);
+  if (cmd == "analyze" || cmd == "diff" || cmd == "summarize") gpuwhy::TuneMemoryForBatch(argv);
   // Subcommands see argv shifted so argv[0] is "gpuwhy <command>".
   if (cmd == "analyze") return gpuwhy::cli::AnalyzeMain(argc - 1, argv + 1, std::cout, std::cerr);
+  if (cmd == "summarize")
+    return gpuwhy::cli::SummarizeMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "record") return gpuwhy::cli::RecordMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "diff") return gpuwhy::cli::DiffMain(argc - 1, argv + 1, std::cout, std::cerr);
   if (cmd == "watch") return gpuwhy::cli::WatchMain(argc - 1, argv + 1, std::cout, std::cerr);

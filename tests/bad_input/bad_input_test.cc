@@ -11,6 +11,7 @@
 #include <string>
 
 #include "import/registry.h"
+#include "report/gwsum/gwsum_format.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -167,6 +168,32 @@ TEST_F(BadInput, CorruptAndTruncatedGzip) {
   ExpectError(Write("truncated.json.gz", gz.substr(0, cut)),
               "truncated gzip stream at compressed byte " + std::to_string(cut));
   ExpectError(Write("header_only.gz", gz.substr(0, 5)), "truncated gzip stream");
+}
+
+// .gwsum summaries (report/gwsum): truncated gzip, a truncated payload and a
+// foreign major version each give one line with the path and the position.
+TEST_F(BadInput, TruncatedAndFutureGwsumSummaries) {
+  Result<std::string> good = report::EncodeRankSummary(analysis::RankSummary{});
+  ASSERT_TRUE(good.ok());
+  auto expect = [&](const std::string& path, const std::string& want) {
+    Result<analysis::RankSummary> r = report::ReadRankSummaryFile(path);
+    ASSERT_FALSE(r.ok()) << path;
+    const std::string m = r.status().message();
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find(want), std::string::npos) << "want '" << want << "' in: " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  };
+  const size_t cut = good->size() - 9;
+  expect(Write("cut.gwsum", good->substr(0, cut)), "truncated gzip stream at compressed byte");
+  Result<analysis::RankSummary> ok = report::DecodeRankSummary(*good, "mem");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  // The payload itself (gzip is optional for the reader), cut and versioned.
+  std::string payload(report::kGwsumMagic);
+  payload += std::string("\x01\x00\x00\x00", 4);
+  expect(Write("header_only.gwsum", payload), "at payload byte 12");
+  payload[8] = 9;
+  expect(Write("v9.gwsum", payload), "format version 9.0 is not supported");
+  expect(Write("empty.gwsum", ""), "bad magic at byte 0");
 }
 
 TEST_F(BadInput, NsysReportGetsTheExportHint) {

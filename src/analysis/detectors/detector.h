@@ -30,14 +30,6 @@ struct DetectorInput {
   const ThroughputResult* throughput = nullptr;
 };
 
-// RankInput: one rank of a multi-rank set (same job), with its clock offset.
-struct RankInput {
-  const model::Trace* trace = nullptr;
-  const Timeline* timeline = nullptr;
-  int32_t rank = kMissingI32;
-  int64_t clock_offset_ns = 0;  // add to this rank's times to align with rank set time
-};
-
 // MeanStepNs: mean window length of a device (0 when none).
 int64_t MeanStepNs(const DeviceTimeline& d);
 

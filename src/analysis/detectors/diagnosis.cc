@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <optional>
 
 #include "analysis/detectors/counter_detector.h"
@@ -152,15 +153,12 @@ std::string CausePhrase(const Finding& f) {
 // BusyPhrase: "GPU busy 97% of each step", and when copies alone (no kernel
 // running) fill >= 10% of it, how much of that is kernels, so the headline
 // agrees with the curve class, which counts kernels as NVML does.
-double KernelStepRatio(const DeviceTimeline& d) {
+double KernelStepRatio(const PrimaryDigest& d) {
   if (d.steps_total_ns <= 0) return kMissingF64;
-  IntervalList windows;
-  for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
-  return static_cast<double>(OverlapLength(d.kernel_busy, windows)) /
-         static_cast<double>(d.steps_total_ns);
+  return static_cast<double>(d.kernel_in_steps_ns) / static_cast<double>(d.steps_total_ns);
 }
 
-std::string BusyPhrase(const DeviceTimeline& d, double idle_ratio, const std::string& each) {
+std::string BusyPhrase(const PrimaryDigest& d, double idle_ratio, const std::string& each) {
   std::string out = "GPU busy " + FormatPct(1.0 - idle_ratio) + " of " + each;
   if (d.steps_total_ns <= 0) return out;
   const double kernels = KernelStepRatio(d);
@@ -175,7 +173,7 @@ std::string BusyPhrase(const DeviceTimeline& d, double idle_ratio, const std::st
 // there is one, else the top finding; the curve class shown is that of the
 // GPU the cause is about, so one GPU's class never heads another GPU's
 // finding.
-void NodeTopLine(const model::Trace& trace, const std::vector<SampledDeviceStats>& node,
+void NodeTopLine(const std::vector<NodeCurve>& curves, const std::vector<SampledDeviceStats>& node,
                  const Finding* top, bool top_matters, Diagnosis& dx) {
   for (std::string_view id : {"idle.unused_gpu", "imbalance.node_gpus"}) {
     auto it = std::find_if(dx.findings.begin(), dx.findings.end(),
@@ -227,60 +225,161 @@ void NodeTopLine(const model::Trace& trace, const std::vector<SampledDeviceStats
     line += "; GPU " + std::to_string(about->device_id) + ": " + top->summary;
   }
   dx.top_line = line;
-  UtilizationResult u = AnalyzeUtilization(trace);
-  for (const DeviceUtilization& du : u.devices)
-    if (du.device_id == about->device_id) {
-      dx.curve_shape = ToString(du.verdict.curve_class);
-      dx.curve_reason = "GPU " + std::to_string(du.device_id) + ": " + du.verdict.reason;
+  for (const NodeCurve& c : curves)
+    if (c.device_id == about->device_id) {
+      dx.curve_shape = c.curve_class;
+      dx.curve_reason = "GPU " + std::to_string(c.device_id) + ": " + c.reason;
     }
 }
 
 }  // namespace
 
+RankDigest DigestRank(const model::Trace& trace, const DigestOptions& options) {
+  RankDigest r;
+  const Timeline tl = BuildTimeline(trace);
+  r.trace_rank = trace.rank.rank;
+  r.world_size = trace.rank.world_size;
+  r.clock = trace.info.clock;
+  std::tie(r.extent_start_ns, r.extent_end_ns) = trace.TimeExtent();
+  r.has_gpu_events = !tl.devices.empty();
+  r.has_counters = !trace.counters.empty();
+  if (r.has_gpu_events) r.first_comm_end_ns = FirstCommEnd(trace);
+  DetectorInput in{trace, tl, r.trace_rank, options.throughput};
+  for (const DetectorEntry& e : DetectorRegistry()) {
+    std::vector<Finding> got = e.fn(in);
+    for (Finding& f : got) {
+      PredictStepAfterFix(f, tl);
+      r.findings.push_back(std::move(f));
+    }
+  }
+  for (const DeviceTimeline& d : tl.devices)
+    if (d.steps_from_markers) r.longest_marked_step_ns = std::max(r.longest_marked_step_ns, MeanStepNs(d));
+
+  const DeviceTimeline* pd = tl.Primary();
+  if (pd != nullptr) {
+    PrimaryDigest p;
+    p.device_id = pd->device_id;
+    p.steps = pd->steps;
+    p.steps_from_markers = pd->steps_from_markers;
+    p.steps_total_ns = pd->steps_total_ns;
+    p.idle_ns = pd->idle_ns;
+    p.idle_by_cause_ns = pd->idle_by_cause;
+    IntervalList windows;
+    for (const StepWindow& w : pd->steps) windows.push_back({w.start_ns, w.end_ns});
+    p.kernel_in_steps_ns = OverlapLength(pd->kernel_busy, windows);
+    p.compute_in_steps_ns = OverlapLength(pd->compute_busy, windows);
+    p.comm_in_steps_ns = OverlapLength(pd->comm_busy, windows);
+    if (!pd->steps.empty())
+      p.busy_in_span_ns = OverlapLength(pd->busy, pd->steps.front().start_ns, pd->steps.back().end_ns);
+    p.idle = Subtract(windows, pd->busy);
+    r.primary = std::move(p);
+  }
+
+  // Curve shape of the busiest device: the caller's, else computed.
+  if (!options.curve_shape.empty()) {
+    r.curve_shape = options.curve_shape;
+    r.curve_reason = !options.curve_reason.empty() ? options.curve_reason : "from the utilization analysis";
+    r.curve_note = options.curve_note;
+  } else {
+    UtilizationResult u = AnalyzeUtilization(trace);
+    const DeviceUtilization* best = nullptr;
+    for (const DeviceUtilization& du : u.devices)
+      if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
+    if (best != nullptr) {
+      r.curve_shape = ToString(best->verdict.curve_class);
+      r.curve_reason = best->verdict.reason;
+      r.curve_note = best->window_note;
+    }
+  }
+
+  // Real throughput: MFU against the peak, split into idle and inefficiency.
+  if (pd != nullptr && options.throughput != nullptr) {
+    for (const DeviceThroughput& dt : options.throughput->devices) {
+      if (dt.device_id != pd->device_id || !IsValid(dt.mfu_ratio) || !IsValid(dt.busy_mfu_ratio))
+        continue;
+      r.mfu_ratio = dt.mfu_ratio;
+      r.busy_mfu_ratio = dt.busy_mfu_ratio;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f points", 100.0 * std::max(0.0, dt.busy_mfu_ratio - dt.mfu_ratio));
+      std::string idle_pts = buf;
+      std::snprintf(buf, sizeof buf, "%.1f", 100.0 * std::max(0.0, 1.0 - dt.busy_mfu_ratio));
+      r.real_throughput = "MFU " + FormatPct(dt.mfu_ratio) + " of the " + dt.window + " against the " +
+                          dt.gpu_model + " " + std::string(ToString(dt.dominant_precision)) +
+                          " peak; " + FormatPct(dt.busy_mfu_ratio) +
+                          " while the GPU is busy. Of the gap to the peak, GPU idle costs " +
+                          idle_pts + " and kernels running below peak " + buf + ".";
+    }
+  }
+
+  // Counters only: every counter-only device's sampled stats (and, for the
+  // node top line, each one's curve class).
+  if (pd == nullptr) {
+    for (int32_t dev : CounterOnlyDevices(trace, tl)) r.node.push_back(ComputeSampledStats(trace, dev));
+    if (r.node.size() >= 2) {
+      UtilizationResult u = AnalyzeUtilization(trace);
+      for (const DeviceUtilization& du : u.devices)
+        r.node_curves.push_back({du.device_id, std::string(ToString(du.verdict.curve_class)), du.verdict.reason});
+    }
+  }
+  return r;
+}
+
 Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const DiagnosisOptions& options) {
+  std::vector<RankDigest> digests;
+  digests.reserve(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i) {
+    DigestOptions o;
+    if (i < options.curve_shapes.size()) o.curve_shape = options.curve_shapes[i];
+    if (i < options.curve_reasons.size()) o.curve_reason = options.curve_reasons[i];
+    if (i < options.curve_notes.size()) o.curve_note = options.curve_notes[i];
+    if (i < options.throughputs.size()) o.throughput = options.throughputs[i];
+    digests.push_back(DigestRank(*traces[i], o));
+  }
+  return DiagnoseDigests(digests, options.scenario);
+}
+
+Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<Scenario> scenario) {
   Diagnosis dx;
-  dx.rank_count = static_cast<int32_t>(traces.size());
-  std::vector<Timeline> timelines;
-  timelines.reserve(traces.size());
-  for (const model::Trace* t : traces) timelines.push_back(BuildTimeline(*t));
+  dx.rank_count = static_cast<int32_t>(digests.size());
 
   std::vector<Finding> all;
   bool any_comm = false, any_world = false, any_contention = false;
   int64_t longest_step = 0;
-  for (size_t i = 0; i < traces.size(); ++i) {
-    const model::Trace& t = *traces[i];
-    int32_t rank = IsValid(t.rank.rank) ? t.rank.rank
-                                        : (traces.size() > 1 ? static_cast<int32_t>(i) : kMissingI32);
-    DetectorInput in{t, timelines[i], rank,
-                     i < options.throughputs.size() ? options.throughputs[i] : nullptr};
-    for (const DetectorEntry& e : DetectorRegistry()) {
-      std::vector<Finding> got = e.fn(in);
-      for (Finding& f : got) {
-        PredictStepAfterFix(f, timelines[i]);
-        any_comm = any_comm || f.category == Category::kCommunication;
-        any_contention = any_contention || f.category == Category::kContention;
-        all.push_back(std::move(f));
+  for (size_t i = 0; i < digests.size(); ++i) {
+    const RankDigest& r = digests[i];
+    // A trace without a rank is numbered by its input position in a set.
+    const bool number = !IsValid(r.trace_rank) && digests.size() > 1;
+    const int32_t rank = static_cast<int32_t>(i);
+    for (Finding f : r.findings) {
+      if (number) {
+        if (!IsValid(f.rank)) f.rank = rank;
+        for (Example& ex : f.examples)
+          if (!IsValid(ex.rank)) ex.rank = rank;
       }
+      any_comm = any_comm || f.category == Category::kCommunication;
+      any_contention = any_contention || f.category == Category::kContention;
+      all.push_back(std::move(f));
     }
-    any_world = any_world || (IsValid(t.rank.world_size) && t.rank.world_size > 1);
-    for (const DeviceTimeline& d : timelines[i].devices)
-      if (d.steps_from_markers) longest_step = std::max(longest_step, MeanStepNs(d));
+    any_world = any_world || (IsValid(r.world_size) && r.world_size > 1);
+    longest_step = std::max(longest_step, r.longest_marked_step_ns);
   }
   // Ranks are the inputs with GPU events; a counter log analysed beside a
   // trace is not a rank.
   size_t event_traces = 0;
-  for (const Timeline& tl : timelines) event_traces += tl.devices.empty() ? 0 : 1;
+  for (const RankDigest& r : digests) event_traces += r.has_gpu_events ? 1 : 0;
   if (event_traces >= 2) {
     std::vector<RankInput> ranks;
-    for (size_t i = 0; i < traces.size(); ++i) {
-      if (timelines[i].devices.empty()) continue;
-      int32_t rank = IsValid(traces[i]->rank.rank) ? traces[i]->rank.rank : static_cast<int32_t>(i);
-      ranks.push_back({traces[i], &timelines[i], rank, 0});
+    for (size_t i = 0; i < digests.size(); ++i) {
+      if (!digests[i].has_gpu_events) continue;
+      int32_t rank = IsValid(digests[i].trace_rank) ? digests[i].trace_rank : static_cast<int32_t>(i);
+      ranks.push_back({&digests[i], rank, 0});
     }
     AlignRanks(ranks);
     for (Finding& f : DetectCrossRank(ranks)) {
       for (const RankInput& r : ranks)
-        if (r.rank == f.rank) PredictStepAfterFix(f, *r.timeline);
+        if (r.rank == f.rank && r.digest->primary)
+          PredictStepAfterFix(f, r.digest->primary->steps, r.digest->primary->steps_total_ns,
+                              r.digest->primary->busy_in_span_ns);
       all.push_back(std::move(f));
     }
   }
@@ -318,8 +417,8 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   dx.findings = std::move(all);
 
   // Scenario.
-  if (options.scenario) {
-    dx.scenario = *options.scenario;
+  if (scenario) {
+    dx.scenario = *scenario;
     dx.scenario_inferred = false;
     dx.scenario_reason = "given with --scenario";
   } else if (event_traces > 1 || any_world || any_comm) {
@@ -344,23 +443,12 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   }
 
   // Curve shape and headline numbers from the first trace's primary device.
-  const DeviceTimeline* pd = timelines.empty() ? nullptr : timelines[0].Primary();
-  if (!options.curve_shapes.empty()) {
-    dx.curve_shape = options.curve_shapes[0];
-    dx.curve_reason = !options.curve_reasons.empty() && !options.curve_reasons[0].empty()
-                          ? options.curve_reasons[0]
-                          : "from the utilization analysis";
-    if (!options.curve_notes.empty()) dx.curve_note = options.curve_notes[0];
-  } else if (!traces.empty()) {
-    UtilizationResult u = AnalyzeUtilization(*traces[0]);
-    const DeviceUtilization* best = nullptr;
-    for (const DeviceUtilization& du : u.devices)
-      if (best == nullptr || du.kernel_time_ns > best->kernel_time_ns) best = &du;
-    if (best != nullptr) {
-      dx.curve_shape = ToString(best->verdict.curve_class);
-      dx.curve_reason = best->verdict.reason;
-      dx.curve_note = best->window_note;
-    }
+  const RankDigest* r0 = digests.empty() ? nullptr : &digests[0];
+  const PrimaryDigest* pd = r0 != nullptr && r0->primary ? &*r0->primary : nullptr;
+  if (r0 != nullptr) {
+    dx.curve_shape = r0->curve_shape;
+    dx.curve_reason = r0->curve_reason;
+    dx.curve_note = r0->curve_note;
   }
   if (dx.curve_shape.empty()) dx.curve_shape = "INSUFFICIENT_DATA";
 
@@ -368,9 +456,8 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   // sampled GPU-Util of the busiest counter device.
   std::optional<SampledDeviceStats> sampled;
   std::vector<SampledDeviceStats> node;  // every counter-only device
-  if (pd == nullptr && !traces.empty()) {
-    for (int32_t dev : CounterOnlyDevices(*traces[0], timelines[0])) {
-      SampledDeviceStats st = ComputeSampledStats(*traces[0], dev);
+  if (pd == nullptr && r0 != nullptr) {
+    for (const SampledDeviceStats& st : r0->node) {
       node.push_back(st);
       if (!sampled || (IsValid(st.gpu_util_ratio) &&
                        (!IsValid(sampled->gpu_util_ratio) || st.util_samples > sampled->util_samples)))
@@ -387,11 +474,11 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
     dx.step_count = static_cast<int32_t>(pd->steps.size());
     dx.idle_step_ratio = static_cast<double>(pd->idle_ns) / static_cast<double>(pd->steps_total_ns);
     dx.kernel_step_ratio = KernelStepRatio(*pd);
-    int64_t host = pd->idle_by_cause[static_cast<size_t>(IdleCause::kDataLoader)] +
-                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kSync)] +
-                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kH2dSync)] +
-                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)] +
-                   pd->idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)];
+    int64_t host = pd->idle_by_cause_ns[static_cast<size_t>(IdleCause::kDataLoader)] +
+                   pd->idle_by_cause_ns[static_cast<size_t>(IdleCause::kSync)] +
+                   pd->idle_by_cause_ns[static_cast<size_t>(IdleCause::kH2dSync)] +
+                   pd->idle_by_cause_ns[static_cast<size_t>(IdleCause::kHostLaunch)] +
+                   pd->idle_by_cause_ns[static_cast<size_t>(IdleCause::kHostBusy)];
     if (pd->idle_ns > 0)
       dx.host_wait_idle_ratio = static_cast<double>(host) / static_cast<double>(pd->idle_ns);
     {
@@ -406,26 +493,14 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
       dx.step_window_p95_ns = Percentile(len, 0.95);
     }
     for (size_t c = 0; c < kIdleCauseCount; ++c)
-      dx.idle_ns_per_step_by_cause[c] = static_cast<double>(pd->idle_by_cause[c]) /
+      dx.idle_ns_per_step_by_cause[c] = static_cast<double>(pd->idle_by_cause_ns[c]) /
                                         static_cast<double>(pd->steps.size());
   }
   // Real throughput: MFU against the peak, split into idle and inefficiency.
-  if (pd != nullptr && !options.throughputs.empty() && options.throughputs[0] != nullptr) {
-    for (const DeviceThroughput& dt : options.throughputs[0]->devices) {
-      if (dt.device_id != pd->device_id || !IsValid(dt.mfu_ratio) || !IsValid(dt.busy_mfu_ratio))
-        continue;
-      dx.mfu_ratio = dt.mfu_ratio;
-      dx.busy_mfu_ratio = dt.busy_mfu_ratio;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.1f points", 100.0 * std::max(0.0, dt.busy_mfu_ratio - dt.mfu_ratio));
-      std::string idle_pts = buf;
-      std::snprintf(buf, sizeof buf, "%.1f", 100.0 * std::max(0.0, 1.0 - dt.busy_mfu_ratio));
-      dx.real_throughput = "MFU " + FormatPct(dt.mfu_ratio) + " of the " + dt.window + " against the " +
-                           dt.gpu_model + " " + std::string(ToString(dt.dominant_precision)) +
-                           " peak; " + FormatPct(dt.busy_mfu_ratio) +
-                           " while the GPU is busy. Of the gap to the peak, GPU idle costs " +
-                           idle_pts + " and kernels running below peak " + buf + ".";
-    }
+  if (pd != nullptr && IsValid(r0->mfu_ratio)) {
+    dx.mfu_ratio = r0->mfu_ratio;
+    dx.busy_mfu_ratio = r0->busy_mfu_ratio;
+    dx.real_throughput = r0->real_throughput;
   }
 
   // Bottleneck and top line.
@@ -519,7 +594,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
                   FormatPct(MetricOf(*top, "uvm_in_gaps_ratio")) + " in the gaps between kernels.";
   // Counters only, several GPUs: the WHY line covers the node.
   if (pd == nullptr && sampled && node.size() >= 2)
-    NodeTopLine(*traces[0], node, top, top_matters, dx);
+    NodeTopLine(r0->node_curves, node, top, top_matters, dx);
   dx.top_line = "[" + dx.curve_shape + "] " + dx.top_line;
   if (!dx.curve_note.empty()) {
     // Say both windows: the class is for the steps; the kernels alone differ.
@@ -543,7 +618,7 @@ Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const Diagnos
   dx.caveats.push_back(
       "Times lost are upper bounds (what each fix could save at most) and overlap: do not add them.");
   bool counters = false;
-  for (const model::Trace* t : traces) counters = counters || !t->counters.empty();
+  for (const RankDigest& r : digests) counters = counters || r.has_counters;
   if (pd == nullptr && sampled) {
     dx.caveats.push_back(
         "Counters only, no kernel timeline: causes are inferred from sampled counters; gaps "

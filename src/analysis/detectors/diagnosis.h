@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/detectors/finding.h"
+#include "analysis/detectors/rank_digest.h"
 #include "analysis/detectors/timeline.h"
 #include "model/trace.h"
 
@@ -102,6 +103,14 @@ struct Diagnosis {
 };
 
 // Diagnose: see the file comment. `traces` are one job's ranks (or one trace).
+// Exactly DigestRank() of each trace (rank_digest.h) then DiagnoseDigests().
 Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const DiagnosisOptions& options);
+
+// DiagnoseDigests: the diagnosis of one job's ranks from their digests, in
+// input order: the cross-rank detectors (>= 2 ranks with GPU events), each
+// per-rank finding id once (the worst rank's), the ranking, the scenario
+// (`scenario`, else inferred), the headline from digests[0], the fixes and
+// caveats. Pure; reads no trace.
+Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<Scenario> scenario);
 
 }  // namespace gpuwhy::analysis::detectors

@@ -97,8 +97,6 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
   return out;
 }
 
-namespace {
-
 int64_t FirstCommEnd(const model::Trace& t) {
   NameMemo is_comm(t, IsCommKernel);
   for (size_t i = 0; i < t.kernels.size(); ++i)
@@ -107,20 +105,18 @@ int64_t FirstCommEnd(const model::Trace& t) {
   return kMissingI64;
 }
 
-}  // namespace
-
 void AlignRanks(std::vector<RankInput>& ranks) {
   if (ranks.empty()) return;
-  const model::Trace& r0 = *ranks[0].trace;
-  auto [lo0, hi0] = r0.TimeExtent();
-  int64_t c0 = FirstCommEnd(r0);
+  const RankDigest& r0 = *ranks[0].digest;
+  const int64_t lo0 = r0.extent_start_ns, hi0 = r0.extent_end_ns;
+  const int64_t c0 = r0.first_comm_end_ns;
   for (RankInput& r : ranks) {
     r.clock_offset_ns = 0;
-    auto [lo, hi] = r.trace->TimeExtent();
-    bool same_clock = r.trace->info.clock == r0.info.clock && IsValid(lo) && IsValid(lo0) &&
+    const int64_t lo = r.digest->extent_start_ns, hi = r.digest->extent_end_ns;
+    bool same_clock = r.digest->clock == r0.clock && IsValid(lo) && IsValid(lo0) &&
                       lo < hi0 && lo0 < hi;
     if (same_clock) continue;
-    int64_t c = FirstCommEnd(*r.trace);
+    int64_t c = r.digest->first_comm_end_ns;
     if (IsValid(c) && IsValid(c0)) r.clock_offset_ns = c0 - c;
     else if (IsValid(lo) && IsValid(lo0)) r.clock_offset_ns = lo0 - lo;
   }
@@ -132,19 +128,18 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
   struct PerRank {
     int32_t rank;
     int64_t step_ns, compute_ns, comm_ns;
-    const DeviceTimeline* d;
+    const PrimaryDigest* d;
     int64_t offset;
   };
   std::vector<PerRank> pr;
   for (const RankInput& r : ranks) {
-    const DeviceTimeline* d = r.timeline->Primary();
-    if (d == nullptr || d->steps.empty()) continue;
-    IntervalList windows;
-    for (const StepWindow& w : d->steps) windows.push_back({w.start_ns, w.end_ns});
+    if (!r.digest->primary) continue;
+    const PrimaryDigest* d = &*r.digest->primary;
+    if (d->steps.empty()) continue;
     double n = static_cast<double>(d->steps.size());
-    pr.push_back({r.rank, MeanStepNs(*d),
-                  static_cast<int64_t>(static_cast<double>(OverlapLength(d->compute_busy, windows)) / n),
-                  static_cast<int64_t>(static_cast<double>(OverlapLength(d->comm_busy, windows)) / n), d,
+    pr.push_back({r.rank, d->steps_total_ns / static_cast<int64_t>(d->steps.size()),
+                  static_cast<int64_t>(static_cast<double>(d->compute_in_steps_ns) / n),
+                  static_cast<int64_t>(static_cast<double>(d->comm_in_steps_ns) / n), d,
                   r.clock_offset_ns});
   }
   if (pr.size() < 2) return out;
@@ -210,12 +205,13 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
   IntervalList all_idle;
   bool first = true;
   for (const PerRank& p : pr) {
-    IntervalList windows;
-    for (const StepWindow& w : p.d->steps)
-      windows.push_back({w.start_ns + p.offset, w.end_ns + p.offset});
-    IntervalList busy;
-    for (const Interval& b : p.d->busy) busy.push_back({b.start_ns + p.offset, b.end_ns + p.offset});
-    IntervalList idle = Subtract(windows, busy);
+    // The digest's idle is windows − busy on the rank's clock; shifting
+    // commutes with the subtraction.
+    IntervalList idle = p.d->idle;
+    for (Interval& iv : idle) {
+      iv.start_ns += p.offset;
+      iv.end_ns += p.offset;
+    }
     all_idle = first ? idle : Intersect(all_idle, idle);
     first = false;
   }

@@ -17,11 +17,23 @@
 #include <vector>
 
 #include "analysis/detectors/detector.h"
+#include "analysis/detectors/rank_digest.h"
 
 namespace gpuwhy::analysis::detectors {
 
 // DetectCommunication: see the file comment.
 std::vector<Finding> DetectCommunication(const DetectorInput& in);
+
+// RankInput: one rank of a multi-rank set (same job): its digest (what the
+// cross-rank detectors read; never the trace), its rank number and its clock offset.
+struct RankInput {
+  const RankDigest* digest = nullptr;
+  int32_t rank = kMissingI32;
+  int64_t clock_offset_ns = 0;  // add to this rank's times to align with rank set time
+};
+
+// FirstCommEnd: end of the first communication kernel of `t` (AlignRanks' anchor), or missing.
+int64_t FirstCommEnd(const model::Trace& t);
 
 // AlignRanks: clock offsets that put every rank on rank 0's clock. Same clock
 // name and overlapping spans: offset 0 (Kineto/nsys use the realtime clock).

@@ -14,10 +14,17 @@ void PredictStepAfterFix(Finding& f, const Timeline& tl) {
     if (x.device_id == f.device_id) d = &x;
   if (d == nullptr) d = tl.Primary();
   if (d == nullptr || d->steps.empty() || d->steps_total_ns <= 0) return;
-  const int64_t n = static_cast<int64_t>(d->steps.size());
-  const int64_t step = MeanStepNs(*d);
-  const int64_t busy =
-      OverlapLength(d->busy, d->steps.front().start_ns, d->steps.back().end_ns) / n;
+  PredictStepAfterFix(f, d->steps, d->steps_total_ns,
+                      OverlapLength(d->busy, d->steps.front().start_ns, d->steps.back().end_ns));
+}
+
+void PredictStepAfterFix(Finding& f, const std::vector<StepWindow>& steps, int64_t steps_total_ns,
+                         int64_t busy_in_span_ns) {
+  if (!IsValid(f.lost_per_step_ns) || f.lost_per_step_ns <= 0) return;
+  if (steps.empty() || steps_total_ns <= 0) return;
+  const int64_t n = static_cast<int64_t>(steps.size());
+  const int64_t step = steps_total_ns / n;  // MeanStepNs
+  const int64_t busy = busy_in_span_ns / n;
   const int64_t lost = f.lost_per_step_ns;
   int64_t predicted = step - lost;
   std::string why;
@@ -42,7 +49,7 @@ void PredictStepAfterFix(Finding& f, const Timeline& tl) {
         // The host still launches the step's work after the batch arrives.
         double dl = MetricOf(f, "dataloader_ns_per_step");
         int64_t host = 0;
-        for (const StepWindow& w : d->steps) host += w.host_end_ns - w.host_start_ns;
+        for (const StepWindow& w : steps) host += w.host_end_ns - w.host_start_ns;
         host /= n;
         if (IsValid(dl) && host > 0) {
           const int64_t host_floor = host - static_cast<int64_t>(dl);

@@ -19,10 +19,21 @@
 #include "analysis/detectors/finding.h"
 #include "analysis/detectors/timeline.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace gpuwhy::analysis::detectors {
 
 // PredictStepAfterFix: see the file comment. `tl` is the timeline of the trace
 // the finding came from.
 void PredictStepAfterFix(Finding& f, const Timeline& tl);
+
+// PredictStepAfterFix: the same model on one device's figures: its step
+// windows, their summed length, and its busy time (kernels + copies) inside
+// [first window start, last window end). The Timeline overload picks the
+// finding's device (else the primary) and calls this; the cross-rank merge
+// calls it with a rank summary's primary device.
+void PredictStepAfterFix(Finding& f, const std::vector<StepWindow>& steps, int64_t steps_total_ns,
+                         int64_t busy_in_span_ns);
 
 }  // namespace gpuwhy::analysis::detectors

@@ -1,0 +1,30 @@
+// libFuzzer entry: feeds arbitrary bytes (gzip or a bare payload) to the
+// .gwsum reader. Invariants: an error says what and where; a summary that
+// decodes encodes again and decodes to the same bytes (round trip), and its
+// merge (the cross-rank diagnosis of two copies) runs.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "report/gwsum/gwsum_format.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  gpuwhy::Result<gpuwhy::analysis::RankSummary> r =
+      gpuwhy::report::DecodeRankSummary(bytes, "fuzz.gwsum");
+  if (!r.ok()) {
+    if (r.status().message().empty()) std::abort();  // every error must say what and where
+    return 0;
+  }
+  gpuwhy::Result<std::string> again = gpuwhy::report::EncodeRankSummary(*r);
+  if (!again.ok()) std::abort();
+  gpuwhy::Result<gpuwhy::analysis::RankSummary> r2 =
+      gpuwhy::report::DecodeRankSummary(*again, "again.gwsum");
+  if (!r2.ok()) std::abort();
+  gpuwhy::Result<std::string> third = gpuwhy::report::EncodeRankSummary(*r2);
+  if (!third.ok() || *third != *again) std::abort();
+  std::vector<gpuwhy::analysis::RankSummary> two = {*r, *r2};
+  (void)gpuwhy::analysis::MergeRankSummaries(std::move(two), {});
+  return 0;
+}
