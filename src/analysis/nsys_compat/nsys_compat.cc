@@ -335,7 +335,9 @@ std::vector<UtilRow> GpuTimeUtil(const model::Trace& t, int chunks, double thres
   // last GPU op (not to a later profiler flush), while profiler overhead still
   // counts as busy time inside it.
   auto real = GpuOps(t, /*with_overhead=*/false);
-  for (auto& [key, ops] : GpuOps(t, /*with_overhead=*/true)) {
+  for (auto& [key_binding, ops] : GpuOps(t, /*with_overhead=*/true)) {
+    // A copy: lambdas below use it, and clang < 16 cannot capture a structured binding.
+    const auto key = key_binding;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (auto [a, b] : real[key]) {
       lo = std::min(lo, a);
