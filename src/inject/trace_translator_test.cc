@@ -114,19 +114,21 @@ TEST(TraceTranslator, TranslatesKernelsApiNvtxAndCountsMissingTimestamps) {
       default: break;
     }
   }
+  // The wire structs are packed: fields are read as values (+x), since gtest
+  // binds its arguments to references, which must not be misaligned.
   ASSERT_EQ(kernels.size(), 2u);  // the third had no timestamps
-  EXPECT_EQ(kernels[0].start_ns, 1'001'000);
-  EXPECT_EQ(kernels[1].end_ns, 1'001'150);
-  EXPECT_EQ(kernels[0].name, kernels[1].name);
-  EXPECT_EQ(names.at(kernels[0].name), "my_kernel");
-  EXPECT_EQ(kernels[0].grid[0], 2);
+  EXPECT_EQ(+kernels[0].start_ns, 1'001'000);
+  EXPECT_EQ(+kernels[1].end_ns, 1'001'150);
+  EXPECT_EQ(+kernels[0].name, +kernels[1].name);
+  EXPECT_EQ(names.at(+kernels[0].name), "my_kernel");
+  EXPECT_EQ(+kernels[0].grid[0], 2);
   ASSERT_EQ(api.size(), 1u);
-  EXPECT_EQ(names.at(api[0].name), "cudaLaunchKernel");  // _v7000 stripped
-  EXPECT_EQ(api[0].tid, 42u);
+  EXPECT_EQ(names.at(+api[0].name), "cudaLaunchKernel");  // _v7000 stripped
+  EXPECT_EQ(+api[0].tid, 42u);
   ASSERT_EQ(ranges.size(), 1u);
-  EXPECT_EQ(ranges[0].start_ns, 1'000'800);
-  EXPECT_EQ(ranges[0].end_ns, 1'002'000);
-  EXPECT_EQ(names.at(ranges[0].name), "step 0");
+  EXPECT_EQ(+ranges[0].start_ns, 1'000'800);
+  EXPECT_EQ(+ranges[0].end_ns, 1'002'000);
+  EXPECT_EQ(names.at(+ranges[0].name), "step 0");
   ASSERT_EQ(stats.size(), static_cast<size_t>(wire::TraceStat::kCount));
   EXPECT_EQ(stats[static_cast<size_t>(wire::TraceStat::kRecords)], 7u);
   EXPECT_EQ(stats[static_cast<size_t>(wire::TraceStat::kMissingTimestamps)], 1u);

@@ -411,26 +411,36 @@ void PrometheusServer::Loop() {
   for (Conn& c : conns) close(c.fd);
 }
 
-// Respond: the response to one request head (request line and headers).
-void PrometheusServer::Respond(Conn& c, std::string_view head) {
+HttpRequestHead ParseRequestHead(std::string_view head) {
+  HttpRequestHead r;
   const size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
   const size_t sp1 = line.find(' ');
-  const size_t sp2 = line.find(' ', sp1 == std::string_view::npos ? sp1 : sp1 + 1);
-  std::string_view method = line.substr(0, sp1);
-  std::string_view target = sp1 == std::string_view::npos ? std::string_view()
-                                                          : line.substr(sp1 + 1, sp2 - sp1 - 1);
-  std::string_view version = sp2 == std::string_view::npos ? std::string_view() : line.substr(sp2 + 1);
-  if (size_t q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
-  const bool http11 = version == "HTTP/1.1";
-  const bool keep = http11 ? !HeaderHas(head, "connection", "close")
-                           : HeaderHas(head, "connection", "keep-alive");
+  if (sp1 == std::string_view::npos) return r;
+  const size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return r;
+  r.method = line.substr(0, sp1);
+  r.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  r.version = line.substr(sp2 + 1);
+  if (r.method.empty() || r.target.empty() || r.version.substr(0, 5) != "HTTP/") return r;
+  if (size_t q = r.target.find('?'); q != std::string_view::npos) r.target = r.target.substr(0, q);
+  r.valid = true;
+  const std::string_view headers = eol == std::string_view::npos ? std::string_view() : head.substr(eol);
+  r.keep_alive = r.version == "HTTP/1.1" ? !HeaderHas(headers, "connection", "close")
+                                         : HeaderHas(headers, "connection", "keep-alive");
+  return r;
+}
+
+// Respond: the response to one request head (request line and headers).
+void PrometheusServer::Respond(Conn& c, std::string_view head) {
+  const HttpRequestHead req = ParseRequestHead(head);
+  const std::string_view method = req.method, target = req.target;
+  const bool keep = req.keep_alive;
   int code = 200;
   const char* reason = "OK";
   const char* type = "text/plain; version=0.0.4; charset=utf-8";
   std::string body;
-  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
-      version.substr(0, 5) != "HTTP/") {
+  if (!req.valid) {
     code = 400;
     reason = "Bad Request";
   } else if (method != "GET" && method != "HEAD") {

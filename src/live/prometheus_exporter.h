@@ -69,6 +69,18 @@ class PrometheusServer {
   int port_ = 0;
 };
 
+// HttpRequestHead: what the /metrics server reads of one request head.
+struct HttpRequestHead {
+  bool valid = false;  // a request line "METHOD TARGET HTTP/x.y"
+  std::string_view method, target, version;  // views into the head; target without "?query"
+  bool keep_alive = false;  // HTTP/1.1 unless "Connection: close"; HTTP/1.0 only if asked
+};
+
+// ParseRequestHead: parse `head` (the request line and header lines, CRLF
+// separated, without the blank line). Never reads outside `head`; an invalid
+// request line gives valid == false (the server answers 400).
+HttpRequestHead ParseRequestHead(std::string_view head);
+
 // ParseHostPort: "127.0.0.1:9400" or ":9400" (host 127.0.0.1) into parts.
 Status ParseHostPort(const std::string& spec, std::string* host, int* port);
 

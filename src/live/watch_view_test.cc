@@ -206,6 +206,23 @@ TEST(WatchView, MetricNamesListEveryFamilyTheExporterWrites) {
   EXPECT_EQ(typed, std::set<std::string>(listed.begin(), listed.end())) << p;
 }
 
+TEST(PrometheusServer, ParsesRequestHeads) {
+  HttpRequestHead a = ParseRequestHead("GET /metrics?x=1 HTTP/1.1\r\nHost: h\r\n");
+  EXPECT_TRUE(a.valid);
+  EXPECT_EQ(a.method, "GET");
+  EXPECT_EQ(a.target, "/metrics");
+  EXPECT_TRUE(a.keep_alive);
+  EXPECT_FALSE(ParseRequestHead("GET /metrics HTTP/1.1\r\nconnection: Close\r\n").keep_alive);
+  EXPECT_FALSE(ParseRequestHead("GET /metrics HTTP/1.0\r\n").keep_alive);
+  EXPECT_TRUE(ParseRequestHead("GET / HTTP/1.0\r\nConnection: keep-alive\r\n").keep_alive);
+  // A header value in the request line is not a header.
+  EXPECT_TRUE(ParseRequestHead("GET /connection:close HTTP/1.1\r\n").keep_alive);
+  EXPECT_FALSE(ParseRequestHead("GET /metrics\r\n").valid);
+  EXPECT_FALSE(ParseRequestHead("GET  HTTP/1.1\r\n").valid);
+  EXPECT_FALSE(ParseRequestHead("GET /metrics FTP/1.1\r\n").valid);
+  EXPECT_FALSE(ParseRequestHead("").valid);
+}
+
 TEST(PrometheusServer, ServesOnLoopbackAndStops) {
   PrometheusServer server;
   ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
