@@ -34,7 +34,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 600 -LE "slow|browser"
 
 if command -v clang++ >/dev/null && [ -x fuzz/run_fuzzers.sh ]; then
-  echo "== fuzzers (${GPUWHY_FUZZ_SECONDS:-20} s each)"
-  ./fuzz/run_fuzzers.sh "${GPUWHY_FUZZ_SECONDS:-20}"
+  echo "== fuzzers (${GPUWHY_FUZZ_SECONDS:-15} s each)"
+  ./fuzz/run_fuzzers.sh "${GPUWHY_FUZZ_SECONDS:-15}"
 fi
 echo "== all tests passed"
