@@ -221,6 +221,8 @@ TEST(PrometheusServer, ParsesRequestHeads) {
   EXPECT_FALSE(ParseRequestHead("GET  HTTP/1.1\r\n").valid);
   EXPECT_FALSE(ParseRequestHead("GET /metrics FTP/1.1\r\n").valid);
   EXPECT_FALSE(ParseRequestHead("").valid);
+  // A query without a path (the fuzzer's first find) is not a target.
+  EXPECT_FALSE(ParseRequestHead("GET ? HTTP/1.0\r\nConnection: kee\0\0p\nahive\r\n").valid);
 }
 
 TEST(PrometheusServer, ServesOnLoopbackAndStops) {
