@@ -7,6 +7,8 @@ find_package(ZLIB REQUIRED)
 pkg_check_modules(ISAL IMPORTED_TARGET libisal)
 pkg_check_modules(LIBDEFLATE IMPORTED_TARGET libdeflate)
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
+# HTTP/2 for the one gRPC call to the kubelet's pod-resources socket (watch).
+pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2)
 find_package(Curses)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
 if(GPUWHY_DEV_MODE)

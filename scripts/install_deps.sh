@@ -11,7 +11,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
   libsimdjson-dev libcli11-dev libfmt-dev
-  zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev
+  zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev libnghttp2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev
   gzip isal python3 time procps

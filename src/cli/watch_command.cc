@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 // CLI11 trips -Wnull-dereference in inlined std::string code; not ours to fix.
 #pragma GCC diagnostic push
@@ -20,6 +23,7 @@
 #include "cli/commands.h"
 #include "live/prometheus_exporter.h"
 #include "live/watch_view.h"
+#include "record/attribution/owner.h"
 #include "record/nvml/nvml_sampler.h"
 
 namespace gpuwhy::cli {
@@ -152,6 +156,19 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
                  "DCGM host engine (HOST, HOST:PORT or a unix socket path; default 127.0.0.1) "
                  "for the real figures of GPUs without GPM");
   app.add_flag("--no-dcgm", no_dcgm, "do not try DCGM");
+  std::string pod_resources = record::kDefaultPodResourcesSocket;
+  bool no_pod_resources = false;
+  std::string proc_root = "/proc";
+  std::vector<std::string> gpu_resources;
+  auto* pod_opt = app.add_option("--pod-resources-socket", pod_resources,
+                 "the kubelet's pod-resources socket, for pod/namespace/container labels on the "
+                 "per-process Prometheus series (default " + pod_resources + "; used when present)");
+  app.add_flag("--no-pod-resources", no_pod_resources, "do not ask the kubelet for pod labels");
+  app.add_option("--proc-root", proc_root,
+                 "where the host's /proc is (cgroups and environments of GPU processes; default /proc)");
+  app.add_option("--gpu-resource", gpu_resources,
+                 "extra Kubernetes resource name whose devices are GPUs (repeatable; also "
+                 "NVIDIA_RESOURCE_NAMES, comma-separated)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,6 +230,22 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 0;
   }
 
+  // Owners of GPU processes (pods, Slurm jobs) for the per-process series.
+  std::unique_ptr<record::Attributor> attributor;
+  if (!prometheus.empty()) {
+    record::AttributorOptions ao;
+    ao.proc_root = proc_root;
+    if (!no_pod_resources) ao.pod_resources_socket = pod_resources;
+    if (pod_opt->count() > 0) ao.pod_resources_explicit = true;
+    ao.extra_gpu_resources = gpu_resources;
+    if (const char* names = std::getenv("NVIDIA_RESOURCE_NAMES")) {
+      std::stringstream ss(names);
+      for (std::string n; std::getline(ss, n, ',');) {
+        if (!n.empty()) ao.extra_gpu_resources.push_back(n);
+      }
+    }
+    attributor = std::make_unique<record::Attributor>(std::move(ao));
+  }
   live::PrometheusServer server;
   if (!prometheus.empty()) {
     if (Status s = server.Start(prom_host, prom_port); !s.ok()) {
@@ -237,7 +270,11 @@ int WatchMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     int64_t t0 = record::MonoNowNs();
     record::Snapshot snap = sampler->Sample();
     history.Add(snap);
-    if (!prometheus.empty()) server.Update(live::PrometheusText(snap, history));
+    if (attributor) {
+      record::Owners owners = attributor->Resolve(snap);
+      if (std::string notice = attributor->TakeNotice(); !notice.empty()) err << "gpuwhy watch: " << notice << "\n";
+      server.Update(live::PrometheusText(snap, history, &owners));
+    }
     if (json) {
       out << live::SnapshotJson(snap, history) << std::endl;
     } else if (interactive) {

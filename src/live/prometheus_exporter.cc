@@ -90,9 +90,25 @@ std::string LabelEscape(const std::string& s) {
   return o;
 }
 
+// OwnerLabels: ",pod=\"...\"" etc. for the fields that are known.
+std::string OwnerLabels(const std::string& pod, const std::string& ns, const std::string& container,
+                        const std::string& pod_uid, const std::string& job) {
+  std::string o;
+  auto add = [&](const char* k, const std::string& v) {
+    if (!v.empty()) o += fmt::format(",{}=\"{}\"", k, LabelEscape(v));
+  };
+  add("pod", pod);
+  add("namespace", ns);
+  add("container", container);
+  add("pod_uid", pod_uid);
+  add("slurm_job_id", job);
+  return o;
+}
+
 }  // namespace
 
-std::string PrometheusText(const record::Snapshot& snap, const History& history) {
+std::string PrometheusText(const record::Snapshot& snap, const History& history,
+                           const record::Owners* owners) {
   const auto& sys = *snap.system;
   std::vector<std::string> labels;
   for (size_t i = 0; i < snap.devices.size(); ++i) {
@@ -184,6 +200,66 @@ std::string PrometheusText(const record::Snapshot& snap, const History& history)
                      which == 0 ? "device memory used" : "GPM SM utilization", name);
     o += body;
   }
+  // Per-process series: NVML's process list, with the owner labels.
+  for (int which = 0; which < 2; ++which) {
+    const char* name = which == 0 ? "gpuwhy_process_memory_used_bytes" : "gpuwhy_process_sm_util_ratio";
+    std::string body;
+    for (size_t i = 0; i < snap.devices.size(); ++i) {
+      if (snap.devices[i].lost) continue;
+      for (const record::ProcessInfo& p : snap.devices[i].processes) {
+        if (p.pid == kMissingI32) continue;
+        double v = which == 0 ? (p.used_memory_bytes == kMissingI64 ? kMissingF64
+                                                                     : static_cast<double>(p.used_memory_bytes))
+                              : p.sm_util_ratio;
+        if (!IsValid(v)) continue;
+        std::string owner;
+        if (owners) {
+          auto it = owners->by_pid.find(p.pid);
+          if (it != owners->by_pid.end()) {
+            const record::ProcessOwner& w = it->second;
+            owner = OwnerLabels(w.pod, w.namespace_name, w.container, w.pod_uid, w.slurm_job_id);
+          }
+        }
+        body += fmt::format("{}{{{},pid=\"{}\",process_name=\"{}\"{}{}}} {}\n", name, labels[i], p.pid,
+                            LabelEscape(p.name),
+                            p.user.empty() ? std::string() : ",user=\"" + LabelEscape(p.user) + "\"", owner, v);
+      }
+    }
+    if (body.empty()) continue;
+    o += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name,
+                     which == 0 ? "device memory used by one process (NVML)"
+                                : "share of the sample period one process had a kernel running (NVML "
+                                  "per-process utilization: time-based, a time-share estimate like GPU-Util)",
+                     name);
+    o += body;
+  }
+  if (owners) {
+    std::string body;
+    for (const record::GpuOwner& g : owners->gpus) {
+      for (size_t i = 0; i < snap.devices.size(); ++i) {
+        if (sys.devices[i].index != g.gpu_index) continue;
+        body += fmt::format("gpuwhy_gpu_owner_info{{{}{}{}}} 1\n", labels[i],
+                            OwnerLabels(g.pod, g.namespace_name, g.container, "", g.slurm_job_id),
+                            g.resource.empty() ? std::string() : ",resource=\"" + LabelEscape(g.resource) + "\"");
+      }
+    }
+    if (!body.empty()) {
+      o += "# HELP gpuwhy_gpu_owner_info a holder of the GPU: a container (kubelet pod-resources) or a "
+           "Slurm job (its processes); value always 1\n# TYPE gpuwhy_gpu_owner_info gauge\n";
+      o += body;
+    }
+    const std::string host = fmt::format("Hostname=\"{}\"", LabelEscape(sys.hostname));
+    if (owners->pod_resources == record::PodResourcesState::kUp ||
+        owners->pod_resources == record::PodResourcesState::kDown) {
+      o += fmt::format("# HELP gpuwhy_pod_resources_up 1 when the last call to the kubelet's pod-resources "
+                       "socket succeeded\n# TYPE gpuwhy_pod_resources_up gauge\ngpuwhy_pod_resources_up{{{}}} {}\n",
+                       host, owners->pod_resources == record::PodResourcesState::kUp ? 1 : 0);
+    }
+    o += fmt::format("# HELP gpuwhy_attribution_ambiguous_processes processes in a pod whose GPU several pods "
+                     "share and that no evidence assigns (their pod labels are left empty)\n"
+                     "# TYPE gpuwhy_attribution_ambiguous_processes gauge\n"
+                     "gpuwhy_attribution_ambiguous_processes{{{}}} {}\n", host, owners->ambiguous_processes);
+  }
   o += "# HELP gpuwhy_device_lost 1 when NVML reported the GPU lost or gone\n"
        "# TYPE gpuwhy_device_lost gauge\n";
   for (size_t i = 0; i < snap.devices.size(); ++i) {
@@ -204,7 +280,9 @@ std::vector<std::string> PrometheusMetricNames() {
   for (const char* n : {"gpuwhy_clock_event_active", "gpuwhy_nvlink_link_tx_bytes_per_second",
                         "gpuwhy_nvlink_link_rx_bytes_per_second", "gpuwhy_real_util_source_info",
                         "gpuwhy_mig_memory_used_bytes", "gpuwhy_mig_sm_active_ratio",
-                        "gpuwhy_device_lost", "gpuwhy_curve_info"})
+                        "gpuwhy_device_lost", "gpuwhy_curve_info", "gpuwhy_process_memory_used_bytes",
+                        "gpuwhy_process_sm_util_ratio", "gpuwhy_gpu_owner_info", "gpuwhy_pod_resources_up",
+                        "gpuwhy_attribution_ambiguous_processes"})
     names.emplace_back(n);
   return names;
 }

@@ -21,12 +21,17 @@
 
 #include "base/status.h"
 #include "live/watch_view.h"
+#include "record/attribution/owner.h"
 #include "record/snapshot.h"
 
 namespace gpuwhy::live {
 
-// PrometheusText: see the file comment.
-std::string PrometheusText(const record::Snapshot& snap, const History& history);
+// PrometheusText: see the file comment. With `owners` (record::Attributor),
+// per-process series carry pod, namespace, container, pod_uid and
+// slurm_job_id labels where known, and gpuwhy_gpu_owner_info names each GPU's
+// holders; empty labels are left out, as Prometheus treats them.
+std::string PrometheusText(const record::Snapshot& snap, const History& history,
+                           const record::Owners* owners = nullptr);
 
 // PrometheusMetricNames: every metric family PrometheusText can emit (the
 // shipped rules and dashboard may name only these; a test checks that).

@@ -196,8 +196,22 @@ TEST(WatchView, MetricNamesListEveryFamilyTheExporterWrites) {
   mig.mem_used = {1, 0, record::Source::kNvmlPoll, 1};
   mig.sm_active = {1, 0, record::Source::kGpm, 1};
   s.devices[0].mig.push_back(mig);
+  record::ProcessInfo proc;
+  proc.pid = 7;
+  proc.name = "py";
+  proc.used_memory_bytes = 1;
+  proc.sm_util_ratio = 0.5;
+  s.devices[0].processes.push_back(proc);
   h.Add(s);
-  std::string p = PrometheusText(s, h);
+  record::Owners owners;
+  owners.pod_resources = record::PodResourcesState::kUp;
+  record::GpuOwner g;
+  g.gpu_index = s.system->devices[0].index;
+  g.pod = "p";
+  owners.gpus.push_back(g);
+  owners.by_pid[7].pod = "p";
+  std::string p = PrometheusText(s, h, &owners);
+  EXPECT_NE(p.find(",pid=\"7\",process_name=\"py\",pod=\"p\"} 0.5"), std::string::npos) << p;
   std::set<std::string> typed;
   std::istringstream in(p);
   for (std::string line; std::getline(in, line);)

@@ -68,6 +68,8 @@ TEST(DeployRules, EveryExpressionNamesAServedOrRecordedSeries) {
   bool folding = false;
   std::regex key(R"(^\s*(- )?[a-z_]+:)");
   for (std::string line; std::getline(in, line);) {
+    // Comments are not PromQL (they may name series in prose).
+    if (size_t first = line.find_first_not_of(' '); first != std::string::npos && line[first] == '#') continue;
     auto at = line.find("expr:");
     if (at != std::string::npos) {
       if (!cur.empty()) exprs.push_back(cur);

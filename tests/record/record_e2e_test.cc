@@ -34,6 +34,7 @@
 #include "base/recording_wire.h"
 #include "record/format/recording_writer.h"
 
+#include "fake_kubelet.h"
 #include "test_process.h"
 
 namespace {
@@ -377,6 +378,94 @@ TEST(Watch, PrometheusOverLoopback) {
     EXPECT_TRUE(camel) << "promtool check metrics: " << line;
   }
   EXPECT_TRUE(rc == 0 || problems > 0) << "promtool failed without saying why";
+}
+
+// Kubernetes and Slurm attribution end to end: the fake NVML lists three
+// processes, a fake /proc gives their cgroups and environments, and the fake
+// kubelet says which pod holds which GPU. The scrape must carry the owners.
+const char* kOwnedProcesses = R"(devices 2
+name 0 "NVIDIA H100 80GB HBM3"
+metric 0 gpu_util constant 90
+process 0 pid 4242 name trainer mem 1000000000 util 40
+process 0 pid 4343 name notebook mem 2000000000 util 10
+name 1 "NVIDIA H100 80GB HBM3"
+metric 1 gpu_util constant 50
+process 1 pid 5151 name srun_task mem 3000000000 util 30
+)";
+
+void FakeProc(const std::string& root, int pid, const std::string& cgroup, const std::string& environ) {
+  std::string dir = root + "/" + std::to_string(pid);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/cgroup") << cgroup;
+  std::ofstream(dir + "/environ", std::ios::binary) << environ;
+  std::string stat = std::to_string(pid) + " (x) S";
+  for (int f = 4; f <= 22; ++f) stat += " " + std::to_string(f);
+  std::ofstream(dir + "/stat") << stat << "\n";
+}
+
+TEST(Watch, PrometheusLabelsProcessesWithPodsAndSlurmJobs) {
+  std::string scen = WriteFile("owned.txt", kOwnedProcesses);
+  const std::string proc = TempDir() + "/fakeproc";
+  const std::string uid_a = "aaaaaaaa-1111-4222-8333-444455556666", uid_b = "bbbbbbbb-1111-4222-8333-444455556666";
+  std::string us_b = uid_b;
+  std::replace(us_b.begin(), us_b.end(), '-', '_');
+  // 4242: cgroupfs driver; 4343: systemd driver, time-sliced with 4242, told apart by HOSTNAME.
+  FakeProc(proc, 4242, "0::/kubepods/burstable/pod" + uid_a + "/" + std::string(64, 'c') + "\n",
+           std::string("HOSTNAME=trainer-0\0PATH=/bin\0", 29));
+  FakeProc(proc, 4343, "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + us_b +
+                           ".slice/cri-containerd-" + std::string(64, 'd') + ".scope\n",
+           std::string("HOSTNAME=notebook-7\0", 20));
+  FakeProc(proc, 5151, "0::/system.slice/slurmstepd.scope/job_31337/step_0/user/task_0\n",
+           std::string("SLURM_JOB_ID=31337\0", 19));
+  gpuwhy_test::FakeKubelet kubelet;
+  const std::string sock = TempDir() + "/kubelet.sock";
+  ASSERT_TRUE(kubelet.Start(sock));
+  kubelet.Set({{"ml", "trainer-0", "pytorch", "nvidia.com/gpu", "GPU-fake0000-0000-0000-0000-000000000000::0"},
+               {"lab", "notebook-7", "jupyter", "nvidia.com/gpu", "GPU-fake0000-0000-0000-0000-000000000000::1"}});
+  int port = FreePort();
+  Proc p = Spawn({"watch", "--json", "--interval", "200", "--iterations", "100", "--prometheus",
+                  "127.0.0.1:" + std::to_string(port), "--proc-root", proc, "--pod-resources-socket", sock},
+                 FakeEnv(scen), "owned");
+  std::string body;
+  for (int i = 0; i < 50; ++i) {  // bounded: at most ~10 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    body = HttpGet(port, "/metrics");
+    if (body.find("pod=\"notebook-7\"") != std::string::npos && body.find("slurm_job_id") != std::string::npos) break;
+  }
+  kill(p.pid, SIGTERM);
+  EXPECT_EQ(Wait(p, 20), 0);
+  kubelet.Stop();
+  auto line_of = [&](const std::string& family, const std::string& pid) {
+    size_t at = body.find(family + "{gpu=");
+    while (at != std::string::npos) {
+      size_t end = body.find('\n', at);
+      std::string line = body.substr(at, end - at);
+      if (line.find("pid=\"" + pid + "\"") != std::string::npos) return line;
+      at = body.find(family + "{gpu=", end);
+    }
+    return std::string();
+  };
+  std::string a = line_of("gpuwhy_process_memory_used_bytes", "4242");
+  EXPECT_NE(a.find("process_name=\"trainer\""), std::string::npos) << body;
+  EXPECT_NE(a.find("pod=\"trainer-0\",namespace=\"ml\",container=\"pytorch\",pod_uid=\"" + uid_a + "\""),
+            std::string::npos) << a;
+  EXPECT_NE(a.find("} 1000000000"), std::string::npos) << a;
+  std::string b = line_of("gpuwhy_process_sm_util_ratio", "4343");
+  EXPECT_NE(b.find("pod=\"notebook-7\",namespace=\"lab\",container=\"jupyter\",pod_uid=\"" + uid_b + "\""),
+            std::string::npos) << b;
+  std::string c = line_of("gpuwhy_process_memory_used_bytes", "5151");
+  EXPECT_NE(c.find("gpu=\"1\""), std::string::npos) << c;
+  EXPECT_NE(c.find("slurm_job_id=\"31337\""), std::string::npos) << c;
+  EXPECT_EQ(c.find("pod="), std::string::npos) << c;
+  EXPECT_NE(body.find("gpuwhy_gpu_owner_info{gpu=\"0\""), std::string::npos) << body;
+  EXPECT_NE(body.find(",pod=\"notebook-7\",namespace=\"lab\",container=\"jupyter\",resource=\"nvidia.com/gpu\"} 1"),
+            std::string::npos) << body;
+  EXPECT_NE(body.find(",slurm_job_id=\"31337\"} 1"), std::string::npos) << body;
+  EXPECT_NE(body.find("gpuwhy_pod_resources_up{Hostname="), std::string::npos) << body;
+  EXPECT_NE(body.find("gpuwhy_attribution_ambiguous_processes{Hostname=\""), std::string::npos);
+  EXPECT_GE(kubelet.calls(), 1);
+  EXPECT_NE(ReadAll(p.err_path).find("pod labels from the kubelet's pod-resources socket"), std::string::npos)
+      << ReadAll(p.err_path);
 }
 
 // A real Prometheus scrapes `watch --prometheus` and evaluates the shipped
