@@ -27,25 +27,45 @@ for src in "${SOURCES[@]}"; do TARGETS+=("$(basename "$src" .cc)"); done
 ninja -C "$BUILD" -j"$JOBS" "${TARGETS[@]}"
 
 mkdir -p "$BUILD/crashes"
-status=0
-for src in "${SOURCES[@]}"; do
-  name="$(basename "$src" .cc)"
+# run_one NAME SRC: one fuzzer for SECONDS_EACH; its summary goes to
+# $BUILD/NAME.summary so that parallel runs print in a stable order.
+run_one() {
+  local name="$1" src="$2" dir bin work dict
+  rm -f "$BUILD/$name.failed"
   dir="$(dirname "$src")"
   bin="$(find "$BUILD" -type f -name "$name" -perm -u+x | head -n1)"
   work="$BUILD/corpus/$name"
   mkdir -p "$work"
   if [ -d "$dir/corpus" ]; then cp -n "$dir"/corpus/* "$work"/ 2>/dev/null || true; fi
-  args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix="$BUILD/crashes/$name-")
+  local args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+              -artifact_prefix="$BUILD/crashes/$name-")
   dict="$(find "$dir" -maxdepth 1 -name '*.dict' | head -n1)"
   if [ -n "$dict" ]; then args+=(-dict="$dict"); fi
-  echo "== $name for ${SECONDS_EACH}s"
-  if ! "$bin" "${args[@]}" "$work" > "$BUILD/$name.log" 2>&1; then
-    echo "FAILED: $name (see $BUILD/$name.log and $BUILD/crashes/)"
-    tail -n 40 "$BUILD/$name.log"
-    status=1
-  else
+  {
+    echo "== $name for ${SECONDS_EACH}s"
+    if ! "$bin" "${args[@]}" "$work" > "$BUILD/$name.log" 2>&1; then
+      echo "FAILED: $name (see $BUILD/$name.log and $BUILD/crashes/)"
+      tail -n 40 "$BUILD/$name.log"
+      touch "$BUILD/$name.failed"
+      return 1
+    fi
     grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$BUILD/$name.log" || true
-  fi
+  } > "$BUILD/$name.summary" 2>&1
+}
+
+# One fuzzer per core at a time: each still gets SECONDS_EACH of its own.
+status=0
+names=()
+for src in "${SOURCES[@]}"; do
+  name="$(basename "$src" .cc)"
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  run_one "$name" "$src" &
+  names+=("$name")
+done
+wait || true
+# The exit status comes from marker files: `wait -n` may already have reaped a job.
+for name in "${names[@]}"; do
+  cat "$BUILD/$name.summary"
+  if [ -e "$BUILD/$name.failed" ]; then status=1; fi
 done
 exit $status
