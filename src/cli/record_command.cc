@@ -82,7 +82,7 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
                "CUPTI injection (no code change; docs/record-trace.md)");
   app.add_option("--trace-kinds", options.trace_kinds,
                  "with --trace: comma list of kernel,memcpy,memset,sync,event,runtime,driver,"
-                 "overhead,jit,nvtx (default: all but jit; nvtx needs NVTX_INJECTION64_PATH)");
+                 "overhead,jit,nvtx (default: all but jit)");
   app.footer("usage: gpuwhy record [options] -- CMD ARGS...\n"
              "The exit code is CMD's (128+N when a signal N killed it).");
   try {

@@ -91,9 +91,9 @@ bool Sym(void* h, const char* name, F& f) {
   return f != nullptr;
 }
 
-// LoadCupti: dlopen libcupti from the documented candidates; "" on success,
-// else why not.
-std::string LoadCupti(CuptiApi& api) {
+// OpenCupti: dlopen libcupti from the documented candidates (injection.h);
+// null with *why set when none loads. The one list, for CUDA and NVTX alike.
+void* OpenCupti(std::string* why) {
   std::vector<std::string> candidates;
   if (std::string p = Env("GPUWHY_CUPTI_LIBRARY"); !p.empty()) {
     candidates.push_back(p);
@@ -106,12 +106,17 @@ std::string LoadCupti(CuptiApi& api) {
       candidates.push_back(root + "/lib/libcupti.so");
     }
   }
-  std::string why;
   for (const std::string& c : candidates) {
-    api.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (api.handle) break;
-    if (why.empty()) why = dlerror() ? c + " not loadable" : c;
+    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+    if (why->empty()) *why = dlerror() ? c + " not loadable" : c;
   }
+  return nullptr;
+}
+
+// LoadCupti: libcupti and the functions the tracer calls; "" on success, else why not.
+std::string LoadCupti(CuptiApi& api) {
+  std::string why;
+  api.handle = OpenCupti(&why);
   if (!api.handle) return "libcupti not found (" + why + "); set GPUWHY_CUPTI_LIBRARY";
   void* h = api.handle;
   bool ok = Sym(h, "cuptiSubscribe", api.Subscribe) && Sym(h, "cuptiUnsubscribe", api.Unsubscribe) &&
@@ -500,6 +505,26 @@ extern "C" int InitializeInjection(void) {
     // Never let an exception reach the driver; the host runs untraced.
   }
   return 1;
+}
+
+extern "C" int InitializeInjectionNvtx2(GpuwhyNvtxGetExportTable get) {
+  try {
+    std::string why;
+    void* h = gpuwhy::inject::OpenCupti(&why);
+    if (!h) {
+      gpuwhy::inject::Warn("libcupti not found (" + why + "); NVTX ranges are not traced");
+      return 0;
+    }
+    using Init = int (*)(GpuwhyNvtxGetExportTable);
+    auto init = reinterpret_cast<Init>(dlsym(h, "InitializeInjectionNvtx2"));
+    if (!init) {
+      gpuwhy::inject::Warn("libcupti has no InitializeInjectionNvtx2; NVTX ranges are not traced");
+      return 0;
+    }
+    return init(get);
+  } catch (...) {
+    return 0;  // NVTX then stays a no-op; the host runs on
+  }
 }
 
 extern "C" void gpuwhy_inject_shutdown(void) {

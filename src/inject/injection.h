@@ -18,9 +18,21 @@
 // - GPUWHY_TRACE_KINDS: comma list of kernel, memcpy, memset, sync, event,
 //   runtime, driver, overhead, nvtx (default: all; nvtx only with
 //   NVTX_INJECTION64_PATH set).
+// - NVTX: `record --trace` points NVTX_INJECTION64_PATH at this library too
+//   (unless the user set it), and InitializeInjectionNvtx2() hands NVTX to the
+//   libcupti it finds the same way, so NVTX ranges reach CUPTI's MARKER records
+//   without the user naming libcupti. It returns 0 (NVTX stays a no-op) when
+//   libcupti is missing or lacks the entry point; it never throws.
 #pragma once
 
+#include <cstdint>
+
 extern "C" {
+// NvtxGetExportTable: NVTX's export-table getter, passed to NVTX injections.
+typedef const void* (*GpuwhyNvtxGetExportTable)(uint32_t export_table_id);
+// InitializeInjectionNvtx2: the entry point NVTX calls on the library named by
+// NVTX_INJECTION64_PATH (see above). Non-zero on success.
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(GpuwhyNvtxGetExportTable get);
 // InitializeInjection: the entry point the CUDA driver calls (see above).
 __attribute__((visibility("default"))) int InitializeInjection(void);
 // gpuwhy_inject_shutdown: flush and close the stream now (also run at exit);

@@ -249,9 +249,10 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
     std::vector<std::pair<std::string, std::string>> set = {
         {"CUDA_INJECTION64_PATH", options.inject_library}, {"GPUWHY_TRACE_DIR", trace_dir}};
     if (!options.trace_kinds.empty()) set.emplace_back("GPUWHY_TRACE_KINDS", options.trace_kinds);
+    // NVTX ranges: the injection library forwards NVTX's initialisation to the
+    // libcupti it loads (injection.h); a user's own NVTX injection is kept.
     const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
-    const char* cupti = std::getenv("GPUWHY_CUPTI_LIBRARY");
-    if ((!nvtx || !*nvtx) && cupti && *cupti) set.emplace_back("NVTX_INJECTION64_PATH", cupti);
+    if (!nvtx || !*nvtx) set.emplace_back("NVTX_INJECTION64_PATH", options.inject_library);
     if (const char* prev = std::getenv("CUDA_INJECTION64_PATH");
         prev && *prev && std::string(prev) != "none" && options.inject_library != prev) {
       err << fmt::format("gpuwhy record: CUDA_INJECTION64_PATH was {}; replaced for --trace\n", prev);

@@ -258,3 +258,13 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult, const char** str) {
   *str = "fake CUPTI error";
   return CUPTI_SUCCESS;
 }
+
+// What CUPTI does when NVTX initialises it: take NVTX's export table. The fake
+// asks for a table id the test driver answers with a sentinel, so that a
+// forwarder that lost or garbled the getter is caught.
+FAKE_EXPORT int InitializeInjectionNvtx2(const void* (*get)(uint32_t)) {
+  static const char kSentinel[] = "nvtx-export-table";
+  if (!get) return 0;
+  const void* t = get(4242);
+  return t != nullptr && std::strcmp(static_cast<const char*>(t), kSentinel) == 0 ? 1 : 0;
+}

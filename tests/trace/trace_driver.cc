@@ -204,6 +204,9 @@ void PageableStep(uint64_t& host) {
 // g_step_names: the NVTX range names of the scripted run (see main).
 std::vector<std::string>* g_step_names = nullptr;
 
+// NVTX's export-table getter, as the test plays it: only id 4242 is known.
+const void* NvtxExportTable(uint32_t id) { return id == 4242 ? "nvtx-export-table" : nullptr; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,6 +227,14 @@ int main(int argc, char** argv) {
     auto init = reinterpret_cast<int (*)()>(dlsym(h, "InitializeInjection"));
     if (!init || init() != 1) return 4;
     init();  // the library must tolerate re-entry
+  }
+  // What NVTX does at its first call: load NVTX_INJECTION64_PATH and hand it
+  // the export-table getter. Reported so that the test sees the result.
+  if (const char* nvtx = std::getenv("NVTX_INJECTION64_PATH"); nvtx && *nvtx) {
+    void* h = dlopen(nvtx, RTLD_NOW | RTLD_LOCAL);
+    auto init = h ? reinterpret_cast<int (*)(const void* (*)(uint32_t))>(dlsym(h, "InitializeInjectionNvtx2"))
+                  : nullptr;
+    std::fprintf(stderr, "trace_driver: nvtx injection %s -> %d\n", nvtx, init ? init(NvtxExportTable) : -1);
   }
   const char* cupti = std::getenv("GPUWHY_CUPTI_LIBRARY");
   void* fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_LOCAL) : nullptr;

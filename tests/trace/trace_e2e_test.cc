@@ -152,6 +152,8 @@ TEST(TraceE2e, SyncEveryStep) {
   EXPECT_EQ(t.kernels.size(), 30u * 40u);
   EXPECT_EQ(t.syncs.size(), 30u);
   EXPECT_EQ(t.ranges.size(), 30u);  // NVTX step ranges (NVTX_INJECTION64_PATH set by record)
+  // record pointed NVTX at the injection library, which handed NVTX's getter to libcupti.
+  EXPECT_NE(o.err.find(std::string("nvtx injection ") + GPUWHY_INJECT + " -> 1"), std::string::npos) << o.err;
   EXPECT_EQ(t.api.size(), 30u * 42u);  // launches, the copy, the sync; not cudaGetDevice
   for (const auto& a : t.api) EXPECT_NE(a.cbid, 17u) << "cudaGetDevice is switched off";
   EXPECT_GT(t.Stat(gpuwhy::wire::TraceStat::kOverheadRecords), 0u);
