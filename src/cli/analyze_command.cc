@@ -152,20 +152,26 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
   // here), fold sampled-counter logs into the trace of the same run, then
   // analyze. The diagnosis looks at all inputs together (rank sets), so the
   // models stay in memory.
+  // A recording of a whole launcher (torchrun under `record --trace`) is one
+  // trace per rank, each with the same path.
+  std::vector<std::string> trace_paths;
   for (const std::string& path : *paths) {
-    Result<model::Trace> trace = import::ImportFile(path);
-    if (!trace.ok()) return trace.status();
-    kept->push_back(std::move(trace).value());
+    Result<std::vector<model::Trace>> ranks = import::ImportFileRanks(path);
+    if (!ranks.ok()) return ranks.status();
+    for (model::Trace& t : *ranks) {
+      kept->push_back(std::move(t));
+      trace_paths.push_back(path);
+    }
   }
-  import::MergeCounterInputs(*kept, *paths);
+  import::MergeCounterInputs(*kept, trace_paths);
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.
   std::vector<analysis::RankSummary> ranks;
   ranks.reserve(kept->size());
   for (size_t i = 0; i < kept->size(); ++i) {
     analysis::RankSummary r = analysis::SummarizeRank((*kept)[i], options);
-    r.analysis.input.path = (*paths)[i];
-    r.analysis.input.size_bytes = FileSize((*paths)[i]);
+    r.analysis.input.path = trace_paths[i];
+    r.analysis.input.size_bytes = FileSize(trace_paths[i]);
     ranks.push_back(std::move(r));
   }
   return analysis::MergeRankSummaries(std::move(ranks), options);

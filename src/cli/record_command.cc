@@ -155,12 +155,12 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (!no_report && (r.sampled || r.traced_streams > 0)) {
     // The analysis reads the recording back through the importer, exactly as
     // `gpuwhy analyze FILE` would.
-    Result<model::Trace> trace = import::ImportFile(r.output_path);
-    if (!trace.ok()) {
-      err << trace.status().message() << "\n";
+    // One trace per rank when the command was a launcher of several ranks.
+    Result<std::vector<model::Trace>> ranks = import::ImportFileRanks(r.output_path);
+    if (!ranks.ok()) {
+      err << ranks.status().message() << "\n";
     } else {
-      std::vector<model::Trace> traces;
-      traces.push_back(std::move(trace).value());
+      std::vector<model::Trace> traces = std::move(ranks).value();
       AnalyzeOptions ao;
       ao.json = json;
       AnalyzeAndRender(traces, ao, out);

@@ -34,6 +34,15 @@ class Importer {
   virtual bool Sniff(const SourceInfo& src) const = 0;
   // Read: import the whole source into `trace` (which starts empty).
   virtual Status Read(const SourceInfo& src, model::Trace& trace) = 0;
+  // ReadRanks: import the source as one trace per rank it holds (a recording
+  // of a whole torchrun job holds several); by default the one trace of
+  // Read(). `traces` starts empty; on error it is left empty.
+  virtual Status ReadRanks(const SourceInfo& src, std::vector<model::Trace>* traces) {
+    model::Trace t;
+    RETURN_IF_ERROR(Read(src, t));
+    traces->push_back(std::move(t));
+    return Status::Ok();
+  }
 };
 
 }  // namespace gpuwhy::import

@@ -96,7 +96,11 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
   return v;
 }
 
-Result<model::Trace> ImportFile(const std::string& path) {
+namespace {
+
+// ImportWith: stat and sniff `path`, then let the first importer that
+// recognises it fill `traces` (one trace, or one per rank when `ranks`).
+Status ImportWith(const std::string& path, bool ranks, std::vector<model::Trace>* traces) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return NotFound(path + ": no such file");
@@ -125,12 +129,22 @@ Result<model::Trace> ImportFile(const std::string& path) {
   }
   for (const auto& imp : BuiltinImporters()) {
     if (!imp->Sniff(src)) continue;
-    model::Trace trace;
-    Status s = imp->Read(src, trace);
-    if (!s.ok()) return s;  // the partial trace is dropped here
-    if (trace.info.source_path.empty()) trace.info.source_path = path;
-    if (trace.info.format.empty()) trace.info.format = std::string(imp->name());
-    return trace;
+    std::vector<model::Trace> out;
+    if (ranks) {
+      Status s = imp->ReadRanks(src, &out);
+      if (!s.ok()) return s;  // the partial traces are dropped here
+    } else {
+      model::Trace trace;
+      Status s = imp->Read(src, trace);
+      if (!s.ok()) return s;
+      out.push_back(std::move(trace));
+    }
+    for (model::Trace& t : out) {
+      if (t.info.source_path.empty()) t.info.source_path = path;
+      if (t.info.format.empty()) t.info.format = std::string(imp->name());
+    }
+    *traces = std::move(out);
+    return Status::Ok();
   }
   std::string names;
   for (const auto& imp : BuiltinImporters()) {
@@ -139,6 +153,20 @@ Result<model::Trace> ImportFile(const std::string& path) {
   }
   return InvalidInput(fmt::format("{}: unknown trace format (not one of: {}){}", path, names,
                                   src.gzip ? " after gunzip" : ""));
+}
+
+}  // namespace
+
+Result<model::Trace> ImportFile(const std::string& path) {
+  std::vector<model::Trace> traces;
+  RETURN_IF_ERROR(ImportWith(path, false, &traces));
+  return std::move(traces.front());
+}
+
+Result<std::vector<model::Trace>> ImportFileRanks(const std::string& path) {
+  std::vector<model::Trace> traces;
+  RETURN_IF_ERROR(ImportWith(path, true, &traces));
+  return traces;
 }
 
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args) {

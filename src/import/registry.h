@@ -21,6 +21,11 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters();
 // ImportFile: detect the format of `path` and import it.
 Result<model::Trace> ImportFile(const std::string& path);
 
+// ImportFileRanks: as ImportFile, but one trace per rank when the file holds
+// several (a `record --trace` recording of a launcher whose processes carry
+// different RANKs, Importer::ReadRanks); otherwise one trace.
+Result<std::vector<model::Trace>> ImportFileRanks(const std::string& path);
+
 // ExpandInputs: files named on the command line, with directories expanded to
 // the traces they contain (sorted), for multi-rank analysis.
 Result<std::vector<std::string>> ExpandInputs(const std::vector<std::string>& args);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -247,6 +248,18 @@ TEST(TraceE2e, EveryProcessGetsItsOwnStreamWithItsRank) {
   EXPECT_EQ(rec.traces[tiny].rank, 0);
   EXPECT_EQ(rec.traces[1 - tiny].kernels.size(), 1200u);
   EXPECT_EQ(rec.traces[1 - tiny].rank, 1);
+  // The diagnosis treats them as two ranks (the cross-rank detectors run), and
+  // `analyze` on the recording agrees.
+  EXPECT_NE(o.out.find("2 ranks analyzed together"), std::string::npos) << o.out.substr(0, 2000);
+  Out a = RunProc({GPUWHY_EXE, "analyze", "--json", TempDir() + "/two.gwrec"}, {}, "two_an");
+  ASSERT_EQ(a.code, 0) << a.err;
+  for (int rank : {0, 1}) {
+    std::regex input("\"input\": \\{[^}]*\"rank\": " + std::to_string(rank) + ",\\s*\"world_size\": 2,");
+    EXPECT_TRUE(std::regex_search(a.out, input)) << "rank " << rank << ": " << a.out.substr(0, 3000);
+  }
+  // Each rank keeps its own kernels: the tiny-kernel rank is the launch-bound one.
+  Out t = RunProc({GPUWHY_EXE, "analyze", TempDir() + "/two.gwrec"}, {}, "two_txt");
+  EXPECT_NE(t.out.find("rank 0"), std::string::npos);
 }
 
 TEST(TraceE2e, ForkedChildExitDoesNotFlushOrHang) {

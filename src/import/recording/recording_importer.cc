@@ -297,6 +297,102 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
   trace.Finalize();
 }
 
+std::vector<Recording> SplitRecordingByRank(const Recording& rec) {
+  std::set<int32_t> ranks;
+  for (const RecTrace& rt : rec.traces) {
+    if (IsValid(rt.rank)) ranks.insert(rt.rank);
+  }
+  if (ranks.size() < 2) return {};
+  std::vector<Recording> parts;
+  for (int32_t rank : ranks) {
+    const bool lowest = rank == *ranks.begin();
+    Recording part;
+    part.version_major = rec.version_major;
+    part.version_minor = rec.version_minor;
+    part.has_run = rec.has_run;
+    part.run = rec.run;
+    part.run.rank = rank;
+    part.run.local_rank = kMissingI32;
+    part.run.world_size = kMissingI32;
+    std::set<int32_t> devices;
+    for (const RecTrace& rt : rec.traces) {
+      if (rt.rank != rank && !(lowest && !IsValid(rt.rank))) continue;
+      part.traces.push_back(rt);
+      if (rt.rank == rank) {
+        if (!IsValid(part.run.local_rank)) part.run.local_rank = rt.local_rank;
+        if (!IsValid(part.run.world_size)) part.run.world_size = rt.world_size;
+      } else {
+        RecEvent note;
+        note.ts_ns = rt.start_wall_ns;
+        note.kind = static_cast<uint16_t>(RecEventKind::kNote);
+        note.text = fmt::format("process {} carried no RANK; its trace is analysed with rank {}", rt.pid, rank);
+        part.events.push_back(std::move(note));
+      }
+      for (const auto& k : rt.kernels) devices.insert(Dev(k.device));
+      for (const auto& c : rt.copies) devices.insert(Dev(c.device));
+    }
+    if (!IsValid(part.run.world_size)) part.run.world_size = static_cast<int32_t>(ranks.size());
+    auto mine = [&](int32_t dev) { return devices.count(dev) > 0; };
+    for (const RecDevice& d : rec.devices) {
+      if (mine(d.index)) part.devices.push_back(d);
+    }
+    for (const RecSeries& sr : rec.series) {
+      // Series ids index `series`: keep every slot, emptied for other GPUs.
+      part.series.push_back(sr);
+      if (!mine(sr.device)) {
+        part.series.back().ts_ns.clear();
+        part.series.back().value.clear();
+      }
+    }
+    for (const RecProcessList& pl : rec.process_lists) {
+      if (mine(pl.device)) part.process_lists.push_back(pl);
+    }
+    for (const RecLinks& l : rec.links) {
+      if (mine(l.device)) part.links.push_back(l);
+    }
+    for (const RecMig& m : rec.mig) {
+      if (mine(m.device)) part.mig.push_back(m);
+    }
+    for (const RecEvent& e : rec.events) {
+      const auto kind = static_cast<RecEventKind>(e.kind);
+      const bool per_device = kind == RecEventKind::kDeviceUsed || kind == RecEventKind::kDeviceLost;
+      if (!per_device || mine(e.device)) part.events.push_back(e);
+    }
+    std::stable_sort(part.events.begin(), part.events.end(),
+                     [](const RecEvent& a, const RecEvent& b) { return a.ts_ns < b.ts_ns; });
+    part.has_end = rec.has_end;
+    part.end_ts_ns = rec.end_ts_ns;
+    part.exit_code = rec.exit_code;
+    part.frames = rec.frames;
+    part.unknown_frames = rec.unknown_frames;
+    part.bad_samples = rec.bad_samples;
+    part.torn_tail = rec.torn_tail;
+    part.torn_offset = rec.torn_offset;
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+Status RecordingImporter::ReadRanks(const SourceInfo& src, std::vector<model::Trace>* traces) {
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(Recording rec, ReadRecording(*in));
+  std::vector<Recording> parts = SplitRecordingByRank(rec);
+  if (parts.empty()) {
+    model::Trace t;
+    t.info.source_path = src.path;
+    RecordingToTrace(rec, t);
+    traces->push_back(std::move(t));
+    return Status::Ok();
+  }
+  for (const Recording& part : parts) {
+    model::Trace t;
+    t.info.source_path = src.path;
+    RecordingToTrace(part, t);
+    traces->push_back(std::move(t));
+  }
+  return Status::Ok();
+}
+
 Status RecordingImporter::Read(const SourceInfo& src, model::Trace& trace) {
   ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
   ASSIGN_OR_RETURN(Recording rec, ReadRecording(*in));

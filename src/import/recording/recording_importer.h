@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "import/importer.h"
 #include "import/recording/recording_reader.h"
@@ -23,11 +24,21 @@ namespace gpuwhy::import {
 // RecordingToTrace: translate decoded frames into `trace` and Finalize() it.
 void RecordingToTrace(const Recording& rec, model::Trace& trace);
 
+// SplitRecordingByRank: when the trace streams carry two or more ranks (one
+// `record --trace` around torchrun), one Recording per rank, in rank order:
+// that rank's streams (a stream without a rank goes with the lowest rank, and
+// a note says so), the run frame with the rank's rank, local rank and world
+// size, and the sampled devices, series, process lists and events of the GPUs
+// its streams used. Empty when there is nothing to split.
+std::vector<Recording> SplitRecordingByRank(const Recording& rec);
+
 class RecordingImporter final : public Importer {
  public:
   std::string_view name() const override { return "gpuwhy-recording"; }
   bool Sniff(const SourceInfo& src) const override { return LooksLikeRecording(src.prefix); }
   Status Read(const SourceInfo& src, model::Trace& trace) override;
+  // ReadRanks: one trace per rank (SplitRecordingByRank), else one.
+  Status ReadRanks(const SourceInfo& src, std::vector<model::Trace>* traces) override;
 };
 
 }  // namespace gpuwhy::import
