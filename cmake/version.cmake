@@ -21,6 +21,15 @@ set(GPUWHY_VERSION "")
 set(GPUWHY_VERSION_SOURCE "project()")
 find_package(Git QUIET)
 if(GIT_FOUND)
+  # Only this tree's own repository: a tarball unpacked inside another
+  # checkout must not take that checkout's version.
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --show-toplevel
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE _toplevel
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  get_filename_component(_toplevel "${_toplevel}" REALPATH)
+  get_filename_component(_srcdir "${PROJECT_SOURCE_DIR}" REALPATH)
+endif()
+if(GIT_FOUND AND _toplevel STREQUAL _srcdir)
   execute_process(COMMAND ${GIT_EXECUTABLE} describe --tags --always --dirty --match "v[0-9]*"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE _describe
     RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
