@@ -12,7 +12,7 @@ checks deploy/docker/Dockerfile instead:
     (`gpuwhy --help`) and real flags of it (`gpuwhy <cmd> --help`).
 When deploy/kubernetes/gpuwhy-exporter-daemonset.yaml exists, its image is the
 tag of the documented `docker build` command and its containerPort is the
-exposed port.
+exposed port, and its args pass the same command check.
 """
 import json
 import os
@@ -56,6 +56,56 @@ def exec_form(arg, what):
 def help_text(gpuwhy, *args):
     return subprocess.run([gpuwhy, *args, "--help"], capture_output=True, text=True,
                           check=False).stdout
+
+
+def daemonset_args(ds):
+    """The container's args: a flow list (args: ["watch", ...]) or a block list
+    (args: then "- watch" lines); None when there are none."""
+    m = re.search(r"^([ \t]*)args:[ \t]*(.*)$", ds, re.M)
+    if not m:
+        return None
+    if m.group(2).startswith("["):
+        try:
+            return json.loads(m.group(2))
+        except json.JSONDecodeError:
+            return [a.strip().strip("\"'") for a in m.group(2).strip("[] ").split(",")]
+    out = []
+    for line in ds[m.end():].splitlines()[1:]:
+        item = re.match(r"^\s*-\s+(.*?)\s*$", line)
+        if not item or len(line) - len(line.lstrip()) < len(m.group(1)):
+            break
+        out.append(item.group(1).strip("\"'"))
+    return out
+
+
+def check_args(gpuwhy, args, ports, what):
+    """args (after the binary) name a real subcommand and its real flags, and a
+    --prometheus address reachable from outside on an exposed port."""
+    if not args:
+        fail(f"no subcommand in {what}")
+        return
+    top = help_text(gpuwhy)
+    commands = re.findall(r"^  ([a-z]+)\b", top.split("commands:", 1)[-1], re.M)
+    sub = args[0]
+    if sub not in commands:
+        fail(f"{what}: '{sub}' is not a subcommand of gpuwhy ({commands})")
+        return
+    sub_help = help_text(gpuwhy, sub)
+    known = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", sub_help))
+    for a in args[1:]:
+        if a.startswith("-") and a.split("=")[0] not in known:
+            fail(f"{what}: '{a}' is not an option of 'gpuwhy {sub} --help'")
+    if "--prometheus" in args:
+        i = args.index("--prometheus")
+        addr = args[i + 1] if i + 1 < len(args) else ""
+        m = re.match(r"^(.*):(\d+)$", addr)
+        if not m:
+            fail(f"{what}: --prometheus address '{addr}' has no port")
+            return
+        if m.group(1) in ("127.0.0.1", "localhost", "[::1]"):
+            fail(f"{what}: --prometheus {addr} listens on loopback only: unreachable from outside the pod")
+        if int(m.group(2)) not in ports:
+            fail(f"{what}: --prometheus port {m.group(2)} is not EXPOSEd ({ports})")
 
 
 def main():
@@ -103,32 +153,7 @@ def main():
     argv = (entry or []) + (cmd or [])
     if entry is not None and entry[:1] != ["/usr/bin/gpuwhy"]:
         fail(f"ENTRYPOINT is not the packaged binary /usr/bin/gpuwhy: {entry}")
-    args = argv[1:]
-    if not args:
-        fail("no subcommand in ENTRYPOINT/CMD")
-    else:
-        top = help_text(gpuwhy)
-        commands = re.findall(r"^  ([a-z]+)\b", top.split("commands:", 1)[-1], re.M)
-        sub = args[0]
-        if sub not in commands:
-            fail(f"'{sub}' is not a subcommand of gpuwhy ({commands})")
-        else:
-            sub_help = help_text(gpuwhy, sub)
-            known = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", sub_help))
-            for a in args[1:]:
-                if a.startswith("-") and a.split("=")[0] not in known:
-                    fail(f"'{a}' is not an option of 'gpuwhy {sub} --help'")
-        if "--prometheus" in args:
-            i = args.index("--prometheus")
-            addr = args[i + 1] if i + 1 < len(args) else ""
-            m = re.match(r"^(.*):(\d+)$", addr)
-            if not m:
-                fail(f"--prometheus address '{addr}' has no port")
-            else:
-                if m.group(1) in ("127.0.0.1", "localhost", "[::1]"):
-                    fail(f"--prometheus {addr} listens on loopback only: unreachable from outside the pod")
-                if int(m.group(2)) not in ports:
-                    fail(f"--prometheus port {m.group(2)} is not EXPOSEd ({ports})")
+    check_args(gpuwhy, argv[1:], ports, "the image's ENTRYPOINT/CMD")
 
     # The DaemonSet that runs the image (written separately; may not exist yet).
     ds_path = os.path.join(root, "deploy/kubernetes/gpuwhy-exporter-daemonset.yaml")
@@ -144,6 +169,11 @@ def main():
             images = re.findall(r"^\s*(?:-\s*)?image:\s*[\"']?([^\s\"']+)", ds, re.M)
             if tag.group(1) not in images:
                 fail(f"the DaemonSet runs {images}, not the documented image {tag.group(1)}")
+        ds_args = daemonset_args(ds)
+        if ds_args is None:
+            print("note: the DaemonSet has no args; the image's CMD applies")
+        else:
+            check_args(gpuwhy, ds_args, ports, "the DaemonSet's args")
         cports = [int(p) for p in re.findall(r"containerPort:\s*(\d+)", ds)]
         if not set(cports) & set(ports):
             fail(f"the DaemonSet's containerPort {cports} is none of the EXPOSEd {ports}")
