@@ -7,7 +7,8 @@
 #   share/man/man1/gpuwhy.1.gz               generated from --help (packaging/gen_docs.sh)
 #   share/bash-completion/completions/gpuwhy, share/zsh/vendor-completions/_gpuwhy
 #   share/doc/gpuwhy/                        README, user docs, copyright, changelog,
-#                                            examples/ (the bundled example trace)
+#                                            examples/ (the bundled example trace,
+#                                            deploy/: rules, dashboard, Slurm, Kubernetes)
 #   share/lintian/overrides/gpuwhy           the accepted lintian tags, each with its reason
 #                                            (none today: packaging/lintian-overrides)
 # The man page and completions run the built binary, so they are made by the
@@ -93,6 +94,13 @@ install(FILES ${_doc_outputs} ${_small_docs} ${_pkg_src}/copyright
 # tried with nothing else: gpuwhy analyze /usr/share/doc/gpuwhy/examples/*.json.gz
 file(GLOB _examples ${PROJECT_SOURCE_DIR}/examples/*.json.gz ${PROJECT_SOURCE_DIR}/examples/README.md)
 install(FILES ${_examples} DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The cluster files (Prometheus rules, Grafana dashboard, Slurm and Kubernetes
+# examples): what an admin adapts, so examples, not configuration. The tests
+# of the rules stay in the tree; the Dockerfile needs the build tree's .deb.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples/deploy
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
+  FILES_MATCHING PATTERN "*.yml" PATTERN "*.yaml" PATTERN "*.json" PATTERN "*.sbatch"
+  PATTERN "README.md" PATTERN "*.test.yml" EXCLUDE PATTERN "docker" EXCLUDE)
 # Installed only while it holds an override: an empty one would say nothing.
 file(STRINGS ${_pkg_src}/lintian-overrides _overrides REGEX "^[^#]")
 if(_overrides)

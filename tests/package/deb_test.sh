@@ -32,7 +32,7 @@ deb=$(ls "$tmp"/gpuwhy_*.deb 2>/dev/null)
 echo "package: $(basename "$deb"), $(stat -c %s "$deb") bytes"
 dpkg-deb -f "$deb" Package Version Architecture Section Priority Depends Suggests Installed-Size
 version=$("$build/src/cli/gpuwhy" --version | awk '{print $2}')
-[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version is not gpuwhy --version ($version)"
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version) is not gpuwhy --version ($version): configured after the last build? run cmake --build first"
 dpkg-deb -f "$deb" Depends | grep -q "libc6" || fail "Depends has no libc6: shlibdeps did not run"
 
 # lintian: errors and warnings fail; info and pedantic tags are printed only.
