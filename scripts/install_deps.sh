@@ -4,7 +4,9 @@
 #   scripts/install_deps.sh          what building and running gpuwhy needs (setup.sh)
 #   scripts/install_deps.sh --test   also what only the tests need (test.sh): Chromium,
 #                                    which loads the --html report headless, and
-#                                    prometheus (promtool) for the shipped rules
+#                                    prometheus (promtool) for the shipped rules, and
+#                                    lintian and zsh for the Debian package's tests
+#                                    (tests/package)
 set -euo pipefail
 
 PACKAGES=(
@@ -15,8 +17,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev
   gzip isal python3 time procps
+  dpkg-dev file       # cpack -G DEB: dpkg-shlibdeps computes Depends from the ELF files
 )
-TEST_PACKAGES=(chromium fonts-dejavu-core prometheus)
+TEST_PACKAGES=(chromium fonts-dejavu-core prometheus lintian zsh)
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=("${TEST_PACKAGES[@]}")
 fi

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # README command 2 (and what .ci/run calls): build and pass every test.
 #   1. the normal build (RelWithDebInfo) and its ctest suite;
-#   2. the ASan+UBSan build and the same suite, less the slow tests and the
+#   2. the ASan+UBSan build and the same suite, less the slow tests, the
 #      browser tests (Chromium is not instrumented; the renderer's own unit
-#      tests, src/report/html, run under ASan);
+#      tests, src/report/html, run under ASan) and the package tests
+#      (tests/package: they check the install layout and the .deb, which is
+#      made from step 1's build);
 #   3. the layering check;
 #   4. a short libFuzzer run of every parser's fuzzer (when clang is present),
 #      one fuzzer per core at a time.
@@ -37,7 +39,7 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUWHY_SANITIZE=ON 
 cmake --build build/asan -j"$jobs"
 echo "== tests under ASan+UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 600 -LE "slow|browser"
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" --timeout 600 -LE "slow|browser|package"
 
 if command -v clang++ >/dev/null && [ -x fuzz/run_fuzzers.sh ]; then
   echo "== fuzzers (${GPUWHY_FUZZ_SECONDS:-15} s each)"

@@ -30,7 +30,9 @@ struct AnalyzeOptions {
   std::string perfetto_path;
 };
 
-// ToolVersion: the gpuwhy version string ("0.1.0").
+// ToolVersion: the gpuwhy version string of this build, from `git describe`
+// (cmake/version.cmake; e.g. "0.1.0~git192.ge45ea09"); also a valid Debian
+// version, the same as the package's. `gpuwhy --version` prints it.
 std::string ToolVersion();
 
 // OneLine: `msg` with line breaks replaced, so an error is exactly one line.

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "base/memory_tuning.h"
+#include "cli/analyze_command.h"
 #include "cli/commands.h"
 
 namespace {
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd == "--version") {
-    std::cout << "gpuwhy " GPUWHY_VERSION "\n";
+    std::cout << "gpuwhy " << gpuwhy::cli::ToolVersion() << "\n";
     return 0;
   }
   // Batch commands build a large model and start no children (see memory_tuning.h).

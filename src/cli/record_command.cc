@@ -27,7 +27,10 @@ namespace {
 
 #if GPUWHY_HAVE_CUPTI
 // FindInjectLibrary: $GPUWHY_INJECT_LIBRARY, else libgpuwhy_inject.so next to
-// the gpuwhy binary, in ../lib or ../lib/gpuwhy; empty when none exists.
+// the gpuwhy binary (the build tree), in the install layout's library folder
+// relative to the binary (GPUWHY_INJECT_INSTALL_REL, e.g.
+// ../lib/x86_64-linux-gnu/gpuwhy), or in ../lib/gpuwhy or ../lib; empty when
+// none exists.
 std::string FindInjectLibrary() {
   if (const char* p = std::getenv("GPUWHY_INJECT_LIBRARY"); p && *p) return p;
   char buf[4096];
@@ -35,8 +38,9 @@ std::string FindInjectLibrary() {
   if (n <= 0) return "";
   std::string dir(buf, static_cast<size_t>(n));
   dir.resize(dir.rfind('/'));
-  for (const char* rel : {"/libgpuwhy_inject.so", "/../lib/libgpuwhy_inject.so",
-                          "/../lib/gpuwhy/libgpuwhy_inject.so"}) {
+  for (const char* rel :
+       {"/libgpuwhy_inject.so", "/" GPUWHY_INJECT_INSTALL_REL "/libgpuwhy_inject.so",
+        "/../lib/gpuwhy/libgpuwhy_inject.so", "/../lib/libgpuwhy_inject.so"}) {
     std::string p = dir + rel;
     if (access(p.c_str(), R_OK) == 0) {
       char real[4096];
@@ -121,7 +125,7 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     options.inject_library = FindInjectLibrary();
     if (options.inject_library.empty()) {
       err << "gpuwhy record: --trace: libgpuwhy_inject.so not found next to the gpuwhy binary "
-             "(set GPUWHY_INJECT_LIBRARY)\n";
+             "nor in " GPUWHY_INJECT_INSTALL_REL " from it (set GPUWHY_INJECT_LIBRARY)\n";
       return 1;
     }
 #endif

@@ -1,6 +1,7 @@
 // Each detector on the synthetic scenarios of tools/synth_trace, checked
 // against the generator's explicit ground truth.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -30,8 +31,12 @@ Case Make(synth::Scenario s, int ranks = 1) {
       p.world_size = ranks;
     }
     synth::SynthTrace st = synth::Generate(p);
+    // The pid keeps parallel ctest processes (one per test) from sharing a
+    // file: Fragmented and ClassNeverContradictsTheIdleShare both make this
+    // scenario, and one removed the file while the other read it.
     std::string path = std::string(GPUWHY_BINARY_DIR) + "/diag_" +
-                       std::string(synth::ScenarioName(s)) + std::to_string(r) + ".json";
+                       std::string(synth::ScenarioName(s)) + std::to_string(r) + "." +
+                       std::to_string(getpid()) + ".json";
     EXPECT_TRUE(synth::WriteTrace(st.json, path).ok());
     auto t = ImportAll({path});
     std::filesystem::remove(path);

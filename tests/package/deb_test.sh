@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# deb_test.sh BUILD HAVE_CUPTI: the Debian package of an existing build.
+#   cpack -G DEB; control fields (Version = gpuwhy --version, Depends from
+#   dpkg-shlibdeps); lintian clean but for packaging/lintian-overrides;
+#   dpkg -i; `gpuwhy analyze` on the installed example from /; dpkg -r.
+# Changes the machine, so it needs root and leaves it as it found it: skipped
+# when gpuwhy is already installed as a package, removed again on any exit.
+set -uo pipefail
+build=$1 have_cupti=$2
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (dpkg -i)"
+for tool in dpkg dpkg-deb dpkg-shlibdeps cpack lintian; do
+  command -v "$tool" >/dev/null || skip "$tool not installed (scripts/install_deps.sh --test)"
+done
+if dpkg-query -W -f='${Status}' gpuwhy 2>/dev/null | grep -q "ok installed"; then
+  skip "a gpuwhy package is already installed here; not replacing it"
+fi
+start_ms=$(($(date +%s%N) / 1000000))
+tmp=$(mktemp -d)
+installed=0
+cleanup() {
+  if [ $installed = 1 ]; then dpkg -r gpuwhy > "$tmp/remove.log" 2>&1 || cat "$tmp/remove.log"; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp" > "$tmp/cpack.log" 2>&1 ||
+  { cat "$tmp/cpack.log"; fail "cpack -G DEB"; }
+deb=$(ls "$tmp"/gpuwhy_*.deb 2>/dev/null)
+[ -f "$deb" ] || { cat "$tmp/cpack.log"; fail "cpack made no gpuwhy_*.deb"; }
+echo "package: $(basename "$deb"), $(stat -c %s "$deb") bytes"
+dpkg-deb -f "$deb" Package Version Architecture Section Priority Depends Suggests Installed-Size
+version=$("$build/src/cli/gpuwhy" --version | awk '{print $2}')
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version) is not gpuwhy --version ($version): configured after the last build? run cmake --build first"
+dpkg-deb -f "$deb" Depends | grep -q "libc6" || fail "Depends has no libc6: shlibdeps did not run"
+
+# lintian: errors and warnings fail; info and pedantic tags are printed only.
+lintian --fail-on error,warning --display-info "$deb" > "$tmp/lintian.log" 2>&1
+lintian_rc=$?
+cat "$tmp/lintian.log"
+[ $lintian_rc -eq 0 ] || fail "lintian (exit $lintian_rc); fix, or override with a reason in packaging/lintian-overrides"
+
+dpkg -i "$deb" > "$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "dpkg -i"; }
+installed=1
+[ "$(command -v gpuwhy)" = /usr/bin/gpuwhy ] || fail "gpuwhy is not /usr/bin/gpuwhy after dpkg -i"
+[ "$(/usr/bin/gpuwhy --version | awk '{print $2}')" = "$version" ] || fail "installed gpuwhy --version"
+example=$(ls /usr/share/doc/gpuwhy/examples/*.json.gz | head -n 1)
+out=$(cd / && /usr/bin/gpuwhy analyze "$example") || fail "gpuwhy analyze $example exited $?"
+grep -q "WHY" <<< "$out" || { echo "$out"; fail "no WHY line in the report"; }
+echo "installed: /usr/bin/gpuwhy analyze $example: $(grep -m1 WHY <<< "$out")"
+if [ "$have_cupti" = 1 ]; then
+  lib=$(dpkg -L gpuwhy | grep '/libgpuwhy_inject.so$')
+  [ -n "$lib" ] || fail "libgpuwhy_inject.so not in the package"
+  got=$(cd / && env -u GPUWHY_INJECT_LIBRARY -u CUDA_INJECTION64_PATH /usr/bin/gpuwhy record --trace --no-report \
+          -o "$tmp/r.gwrec" -- sh -c 'echo "$CUDA_INJECTION64_PATH"' 2>/dev/null)
+  [ "$got" = "$lib" ] || fail "installed record --trace injects '$got', not $lib"
+  echo "installed: record --trace injects $lib"
+fi
+
+dpkg -r gpuwhy > "$tmp/remove.log" 2>&1 || { cat "$tmp/remove.log"; fail "dpkg -r"; }
+installed=0
+[ ! -e /usr/bin/gpuwhy ] || fail "/usr/bin/gpuwhy left after dpkg -r"
+echo "OK: built, linted, installed, ran and removed in $(($(date +%s%N) / 1000000 - start_ms)) ms"
