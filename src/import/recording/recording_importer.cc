@@ -51,14 +51,62 @@ int32_t NvtxStep(std::string_view name) {
   return static_cast<int32_t>(std::stol(std::string(name.substr(digits))));
 }
 
+// StreamDevices: the CUDA device ordinals a stream's records name.
+std::set<int32_t> StreamDevices(const RecTrace& rt) {
+  std::set<int32_t> out;
+  for (const auto& k : rt.kernels) out.insert(Dev(k.device));
+  for (const auto& c : rt.copies) out.insert(Dev(c.device));
+  for (const auto& [ctx, dev] : rt.contexts) out.insert(Dev(dev));
+  out.erase(kMissingI32);
+  return out;
+}
+
+// DeviceMap: CUDA device ordinal -> NVML index for one stream. CUPTI numbers
+// devices as the process sees them, after CUDA_VISIBLE_DEVICES (Slurm sets it
+// per task, so a task's device 0 may be GPU 3); NVML's process lists say on
+// which GPUs the process really ran. One ordinal and one GPU: that is the
+// mapping. Otherwise ordinals stand for themselves, and when NVML saw the
+// process elsewhere, `*mismatch` says so rather than guess an order.
+std::map<int32_t, int32_t> DeviceMap(const Recording& rec, const RecTrace& rt, std::string* mismatch) {
+  std::map<int32_t, int32_t> map;
+  const std::set<int32_t> ordinals = StreamDevices(rt);
+  for (int32_t o : ordinals) map[o] = o;
+  if (!IsValid(rt.pid) || ordinals.empty()) return map;
+  std::set<int32_t> seen_on;
+  for (const RecProcessList& pl : rec.process_lists) {
+    for (const RecProcess& p : pl.processes) {
+      if (p.pid == rt.pid) seen_on.insert(pl.device);
+    }
+  }
+  if (seen_on.empty() || seen_on == ordinals) return map;
+  if (ordinals.size() == 1 && seen_on.size() == 1) {
+    map[*ordinals.begin()] = *seen_on.begin();
+    return map;
+  }
+  std::string o, g;
+  for (int32_t v : ordinals) o += (o.empty() ? "" : ",") + std::to_string(v);
+  for (int32_t v : seen_on) g += (g.empty() ? "" : ",") + std::to_string(v);
+  *mismatch = fmt::format("process {} used CUDA devices {} and NVML saw it on GPUs {}; its kernels keep "
+                          "the CUDA numbers", rt.pid, o, g);
+  return map;
+}
+
 // TraceToTables: one CUPTI trace stream into the event tables (pid = the stream's process).
-void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
+void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace, StringId domain) {
   auto name = [&](uint32_t id) {
     return id < rt.names.size() && !rt.names[id].empty() ? trace.strings.Intern(rt.names[id])
                                                          : kEmptyString;
   };
+  std::string mismatch;
+  const std::map<int32_t, int32_t> device_map = DeviceMap(rec, rt, &mismatch);
+  // Device of a record: the NVML index its CUDA ordinal maps to.
+  auto gpu = [&](uint32_t v) {
+    int32_t d = Dev(v);
+    auto it = device_map.find(d);
+    return it == device_map.end() ? d : it->second;
+  };
   std::map<uint32_t, int32_t> ctx_device;
-  for (const auto& [ctx, dev] : rt.contexts) ctx_device[ctx] = Dev(dev);
+  for (const auto& [ctx, dev] : rt.contexts) ctx_device[ctx] = gpu(dev);
   const int32_t pid = rt.pid;
   if (IsValid(pid)) {
     model::Process p;
@@ -79,6 +127,13 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
     trace.markers.Append(m);
   };
   if (!rt.status.empty()) note(rt.start_wall_ns, fmt::format("process {} not traced: {}", pid, rt.status));
+  if (!mismatch.empty()) note(rt.start_wall_ns, mismatch);
+  for (const auto& [ordinal, index] : device_map) {
+    if (ordinal != index) {
+      note(rt.start_wall_ns, fmt::format("process {}: CUDA device {} is GPU {} (NVML saw the process there; "
+                                         "CUDA_VISIBLE_DEVICES renumbers devices)", pid, ordinal, index));
+    }
+  }
   uint64_t dropped = rt.Stat(wire::TraceStat::kDroppedRecords);
   uint64_t rejected = rt.Stat(wire::TraceStat::kRejectedBuffers);
   if (dropped > 0 || rejected > 0) {
@@ -91,7 +146,7 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
 
   for (const wire::WireKernel& k : rt.kernels) {
     model::KernelRow r;
-    r.device_id = Dev(k.device);
+    r.device_id = gpu(k.device);
     r.stream_id = Id(k.stream);
     r.start_ns = Ts(k.start_ns);
     r.end_ns = Ts(k.end_ns);
@@ -110,7 +165,7 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
   for (const wire::WireCopy& c : rt.copies) {
     if (c.op == static_cast<uint8_t>(wire::TraceCopyOp::kMemset)) {
       model::MemsetRow r;
-      r.device_id = Dev(c.device);
+      r.device_id = gpu(c.device);
       r.stream_id = Id(c.stream);
       r.start_ns = Ts(c.start_ns);
       r.end_ns = Ts(c.end_ns);
@@ -123,7 +178,7 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
       continue;
     }
     model::MemcpyRow r;
-    r.device_id = Dev(c.device);
+    r.device_id = gpu(c.device);
     r.stream_id = Id(c.stream);
     r.start_ns = Ts(c.start_ns);
     r.end_ns = Ts(c.end_ns);
@@ -132,8 +187,8 @@ void TraceToTables(const RecTrace& rt, model::Trace& trace, StringId domain) {
     r.copy_kind = c.copy_kind <= 10 ? static_cast<model::CopyKind>(c.copy_kind) : model::CopyKind::kUnknown;
     r.src_kind = c.src_kind <= 7 ? static_cast<model::MemoryKind>(c.src_kind) : model::MemoryKind::kUnknown;
     r.dst_kind = c.dst_kind <= 7 ? static_cast<model::MemoryKind>(c.dst_kind) : model::MemoryKind::kUnknown;
-    r.src_device_id = Dev(c.src_device);
-    r.dst_device_id = Dev(c.dst_device);
+    r.src_device_id = gpu(c.src_device);
+    r.dst_device_id = gpu(c.dst_device);
     if (c.graph_id != 0) r.graph_id = c.graph_id;
     r.pid = pid;
     trace.memcpys.Append(r);
@@ -289,7 +344,7 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
     trace.markers.Append(m);
   }
 
-  for (const RecTrace& rt : rec.traces) TraceToTables(rt, trace, domain);
+  for (const RecTrace& rt : rec.traces) TraceToTables(rec, rt, trace, domain);
 
   if (rec.torn_tail) trace.stats.Bump(model::ImportStat::truncated_tail);
   if (rec.unknown_frames) trace.stats.Bump(model::ImportStat::unknown_field, rec.unknown_frames);
@@ -328,8 +383,8 @@ std::vector<Recording> SplitRecordingByRank(const Recording& rec) {
         note.text = fmt::format("process {} carried no RANK; its trace is analysed with rank {}", rt.pid, rank);
         part.events.push_back(std::move(note));
       }
-      for (const auto& k : rt.kernels) devices.insert(Dev(k.device));
-      for (const auto& c : rt.copies) devices.insert(Dev(c.device));
+      std::string unused;
+      for (const auto& [ordinal, index] : DeviceMap(rec, rt, &unused)) devices.insert(index);
     }
     if (!IsValid(part.run.world_size)) part.run.world_size = static_cast<int32_t>(ranks.size());
     auto mine = [&](int32_t dev) { return devices.count(dev) > 0; };

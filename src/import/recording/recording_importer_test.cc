@@ -103,5 +103,69 @@ TEST(SplitRecordingByRank, NothingToSplitWithOneRankOrNone) {
   EXPECT_TRUE(SplitRecordingByRank(Recording{}).empty());
 }
 
+RecProcessList SeenOn(int32_t device, int32_t pid) {
+  RecProcessList pl;
+  pl.device = device;
+  pl.ts_ns = 1'500'000'000;
+  RecProcess p;
+  p.pid = pid;
+  p.name = "python";
+  pl.processes.push_back(p);
+  return pl;
+}
+
+// Slurm gives each task CUDA_VISIBLE_DEVICES=<its GPU>: CUPTI calls it device
+// 0, NVML knows it as GPU 1. The kernels must land on the GPU whose counters
+// were sampled.
+TEST(RecordingToTrace, CudaOrdinalsFollowNvmlWhereTheProcessRan) {
+  Recording rec = Launcher();
+  rec.traces.resize(1);  // pid 100, kernels on CUDA device 0
+  rec.traces[0].rank = kMissingI32;
+  rec.process_lists.push_back(SeenOn(1, 100));
+  model::Trace t;
+  RecordingToTrace(rec, t);
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.kernels.device_id[0], 1);
+  bool said = false;
+  for (size_t i = 0; i < t.markers.size(); ++i)
+    said = said || t.Str(t.markers.name[i]).find("CUDA device 0 is GPU 1") != std::string_view::npos;
+  EXPECT_TRUE(said);
+  // The rank split uses the same mapping: rank 0's part samples GPU 1.
+  Recording two = Launcher();
+  two.traces.resize(2);
+  two.traces[1].kernels = {Kernel(0, 1'300'000'000)};  // rank 1 also says "device 0"
+  two.process_lists = {SeenOn(0, 100), SeenOn(1, 101)};
+  std::vector<Recording> parts = SplitRecordingByRank(two);
+  ASSERT_EQ(parts.size(), 2u);
+  ASSERT_EQ(parts[1].devices.size(), 1u);
+  EXPECT_EQ(parts[1].devices[0].index, 1);
+  model::Trace r1;
+  RecordingToTrace(parts[1], r1);
+  EXPECT_EQ(r1.kernels.device_id[0], 1);
+}
+
+TEST(RecordingToTrace, AnUnmatchableDeviceSetKeepsCudaNumbersAndSaysSo) {
+  Recording rec = Launcher();
+  rec.traces.resize(1);
+  rec.traces[0].rank = kMissingI32;
+  rec.traces[0].kernels.push_back(Kernel(1, 1'300'000'000));  // CUDA devices 0 and 1
+  rec.process_lists = {SeenOn(0, 100), SeenOn(1, 100)};
+  rec.process_lists.push_back(SeenOn(2, 100));  // NVML: three GPUs
+  model::Trace t;
+  RecordingToTrace(rec, t);
+  EXPECT_EQ(t.kernels.device_id[0], 0);
+  bool said = false;
+  for (size_t i = 0; i < t.markers.size(); ++i)
+    said = said || t.Str(t.markers.name[i]).find("keep the CUDA numbers") != std::string_view::npos;
+  EXPECT_TRUE(said);
+  // No NVML evidence (another PID namespace): CUDA numbers, silently.
+  Recording quiet = Launcher();
+  quiet.traces.resize(1);
+  quiet.traces[0].rank = kMissingI32;
+  model::Trace q;
+  RecordingToTrace(quiet, q);
+  EXPECT_EQ(q.kernels.device_id[0], 0);
+}
+
 }  // namespace
 }  // namespace gpuwhy::import
