@@ -51,18 +51,27 @@ void AddTop(HostBreakdown& b, StringId name, HostItemRef item, int64_t ns) {
 // API calls, in call-stack order: by start, parents (longer) first, a range
 // before a call that starts with it.
 std::vector<Item> ThreadItems(const model::Trace& t, int32_t pid, int64_t tid) {
-  std::vector<Item> v;
   const model::RangeTable& r = t.ranges;
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (r.tid[i] != tid || r.pid[i] != pid) continue;
-    if (r.kind[i] == model::RangeKind::kGpuUserAnnotation || IsValid(r.step[i])) continue;
-    if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
-    v.push_back({r.start_ns[i], {static_cast<uint32_t>(i), false}});
-  }
   const model::ApiTable& a = t.api_calls;
+  auto range_kept = [&](size_t i) {
+    return r.tid[i] == tid && r.pid[i] == pid && r.kind[i] != model::RangeKind::kGpuUserAnnotation &&
+           !IsValid(r.step[i]) && Valid(r.start_ns[i], r.end_ns[i]);
+  };
+  auto api_kept = [&](size_t i) {
+    return a.tid[i] == tid && a.pid[i] == pid && Valid(a.start_ns[i], a.end_ns[i]);
+  };
+  // Counted first: the main thread holds most of a trace's rows, and growing
+  // the vector by doubling cost up to three times its size at the peak.
+  size_t n = 0;
+  for (size_t i = 0; i < r.size(); ++i) n += range_kept(i) ? 1 : 0;
+  for (size_t i = 0; i < a.size(); ++i) n += api_kept(i) ? 1 : 0;
+  std::vector<Item> v;
+  v.reserve(n);
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (range_kept(i)) v.push_back({r.start_ns[i], {static_cast<uint32_t>(i), false}});
+  }
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a.tid[i] != tid || a.pid[i] != pid || !Valid(a.start_ns[i], a.end_ns[i])) continue;
-    v.push_back({a.start_ns[i], {static_cast<uint32_t>(i), true}});
+    if (api_kept(i)) v.push_back({a.start_ns[i], {static_cast<uint32_t>(i), true}});
   }
   const Ends end{t};
   std::sort(v.begin(), v.end(), [&](const Item& x, const Item& y) {

@@ -216,13 +216,16 @@ constexpr int64_t kMaxCadenceNs = 1 * kNsPerMs;
 
 // HostWaitCandidate: an HTA host_wait gap longer than the launch cadence,
 // whose host window needs a breakdown before it is decided.
+// Its parts (the host window less DataLoader time) lie in one array shared by
+// all candidates: a vector each cost more than the candidate (peak memory).
 struct HostWaitCandidate {
   size_t device = 0;  // index into Timeline::devices
   size_t gap = 0;     // index into that device's gaps
   int32_t pid = kMissingI32;
   int64_t tid = kMissingI64;
-  std::vector<Interval> parts;  // the host window less DataLoader time
-  int64_t window_ns = 0;        // their length
+  uint32_t parts_begin = 0;  // into the shared parts array
+  uint32_t parts_count = 0;
+  int64_t window_ns = 0;  // the parts' length
 };
 
 // DecideHostWait: the cause of a candidate's gap from its host breakdown
@@ -477,6 +480,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
   }
   const std::map<ThreadKey, int64_t> cadence = LaunchCadence(trace, api_is_launch);
   std::vector<HostWaitCandidate> candidates;
+  std::vector<Interval> candidate_parts;
 
   for (auto& [dev, dev_ops] : ops) {
     DeviceTimeline d;
@@ -624,12 +628,17 @@ Timeline BuildTimeline(const model::Trace& trace) {
             c.gap = d.gaps.size();
             c.pid = api.pid[row];
             c.tid = api.tid[row];
-            c.parts = Subtract({{g0, api.start_ns[row]}}, tl.dataloader);
-            c.window_ns = TotalLength(c.parts);
+            IntervalList parts = Subtract({{g0, api.start_ns[row]}}, tl.dataloader);
+            c.window_ns = TotalLength(parts);
             auto it_c = cadence.find({c.pid, c.tid});
             const int64_t threshold = std::clamp<int64_t>(
                 it_c != cadence.end() ? 4 * it_c->second : 0, kMinCadenceNs, kMaxCadenceNs);
-            if (c.window_ns > threshold) candidates.push_back(std::move(c));
+            if (c.window_ns > threshold) {
+              c.parts_begin = static_cast<uint32_t>(candidate_parts.size());
+              c.parts_count = static_cast<uint32_t>(parts.size());
+              candidate_parts.insert(candidate_parts.end(), parts.begin(), parts.end());
+              candidates.push_back(c);
+            }
           } else if (len < kKernelWaitThresholdNs) {
             g.cause = IdleCause::kKernelWait;
           }
@@ -663,10 +672,11 @@ Timeline BuildTimeline(const model::Trace& trace) {
       const HostWaitCandidate& c = candidates[ci];
       auto [it, fresh] = query_of.try_emplace({c.pid, c.tid, c.device}, queries.size());
       if (fresh) queries.push_back({c.pid, c.tid, {}});
-      for (const Interval& part : c.parts)
+      for (uint32_t pi = c.parts_begin; pi < c.parts_begin + c.parts_count; ++pi)
         queries[it->second].windows.push_back(
-            {part.start_ns, part.end_ns, static_cast<uint32_t>(ci)});
+            {candidate_parts[pi].start_ns, candidate_parts[pi].end_ns, static_cast<uint32_t>(ci)});
     }
+    std::vector<Interval>().swap(candidate_parts);  // the windows hold them now
     std::vector<HostBreakdown> breakdowns(candidates.size());
     ComputeHostBreakdowns(trace, api_is_launch, api_is_blocking, std::move(queries), &breakdowns);
     for (size_t ci = 0; ci < candidates.size(); ++ci)
