@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "base/string_pool.h"
@@ -23,6 +25,8 @@
 #define GPUWHY_COL_BYTES(type, name, def) b += name.capacity() * sizeof(type);
 #define GPUWHY_COL_PERMUTE(type, name, def) ::gpuwhy::model::ApplyPermutation(name, order);
 #define GPUWHY_COL_SHRINK(type, name, def) name.shrink_to_fit();
+#define GPUWHY_COL_DIFF(type, name, def) \
+  if (!::gpuwhy::model::SameBits(name, o.name)) return #name;
 
 namespace gpuwhy::model {
 
@@ -33,6 +37,18 @@ void ApplyPermutation(std::vector<T>& col, const std::vector<uint32_t>& order) {
   out.reserve(col.size());
   for (uint32_t j : order) out.push_back(col[j]);
   col.swap(out);
+}
+
+// SameBits: equal sizes and byte-identical elements (NaN payloads included,
+// which operator== would call unequal).
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a == b;  // packed bits: no data()
+  } else {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  }
 }
 
 }  // namespace gpuwhy::model
@@ -62,6 +78,12 @@ void ApplyPermutation(std::vector<T>& col, const std::vector<uint32_t>& order) {
     /* Permute: reorder rows so new row i is old row order[i]. */         \
     void Permute(const std::vector<uint32_t>& order) { COLS(GPUWHY_COL_PERMUTE) } \
     void ShrinkToFit() { COLS(GPUWHY_COL_SHRINK) }                        \
+    /* FirstDifferentColumn: name of the first column that differs from   \
+       o's in size or bits, or nullptr when the tables are identical. */  \
+    const char* FirstDifferentColumn(const Table& o) const {              \
+      COLS(GPUWHY_COL_DIFF)                                               \
+      return nullptr;                                                     \
+    }                                                                     \
     /* memory_bytes: heap bytes held by the columns. */                   \
     size_t memory_bytes() const {                                         \
       size_t b = 0;                                                       \

@@ -52,6 +52,23 @@ Device& Trace::GetOrAddDevice(int32_t device_id) {
   return devices.back();
 }
 
+void Trace::ReserveForGrowth(double factor) {
+  if (!(factor > 1.0)) return;
+  auto grow = [factor](auto& table) {
+    if (table.empty()) return;
+    table.Reserve(static_cast<size_t>(static_cast<double>(table.size()) * factor));
+  };
+  grow(kernels);
+  grow(memcpys);
+  grow(memsets);
+  grow(api_calls);
+  grow(syncs);
+  grow(ranges);
+  grow(markers);
+  grow(collectives);
+  grow(gpu_processes);
+}
+
 void Trace::Finalize() {
   std::vector<uint32_t> korder = SortTable(kernels);
   if (!korder.empty() && !collectives.empty()) {

@@ -311,6 +311,14 @@ class Trace {
   // not declared. Importers call it once at the end. Idempotent.
   void Finalize();
 
+  // ReserveForGrowth: give every event table capacity for `factor` times
+  // its current rows (factor > 1). Streaming importers call it once, early,
+  // with the expected growth, so columns are allocated once at about their
+  // final size instead of doubling (each doubling copies the column and, on
+  // big inputs, leaves the old buffer resident in the heap). Capacity that is
+  // never filled is address space only: its pages are never touched.
+  void ReserveForGrowth(double factor);
+
   // event_count: rows across all event tables (for throughput figures).
   size_t event_count() const;
   // memory_bytes: approximate heap bytes of the model.

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
+#include "model/trace_compare.h"
+
 namespace gpuwhy::model {
 namespace {
 
@@ -39,6 +44,77 @@ TEST(Trace, FinalizeSortsAndRemapsCollectives) {
   auto [lo, hi] = t.TimeExtent();
   EXPECT_EQ(lo, 100);
   EXPECT_EQ(hi, 400);
+}
+
+// TwoKernels: a small finalized trace for the comparison tests.
+Trace TwoKernels() {
+  Trace t;
+  for (int i = 0; i < 2; ++i) {
+    KernelRow k;
+    k.device_id = 0;
+    k.start_ns = 100 * i;
+    k.end_ns = 100 * i + 50;
+    k.name = t.strings.Intern(i == 0 ? "gemm" : "relu");
+    t.kernels.Append(k);
+  }
+  t.Finalize();
+  return t;
+}
+
+TEST(TraceCompare, IdenticalTracesHaveNoDifference) {
+  EXPECT_EQ(DescribeDifference(TwoKernels(), TwoKernels()), "");
+}
+
+TEST(TraceCompare, NamesTheFirstDifferingColumnStringOrCounter) {
+  Trace a = TwoKernels();
+  Trace b = TwoKernels();
+  b.kernels.end_ns[1] += 1;
+  EXPECT_EQ(DescribeDifference(a, b), "kernels.end_ns differs");
+  b = TwoKernels();
+  b.kernels.name[0] = b.kernels.name[1];
+  EXPECT_EQ(DescribeDifference(a, b), "kernels.name differs");
+  b = TwoKernels();
+  b.strings.Intern("extra");
+  EXPECT_EQ(DescribeDifference(a, b), "strings: 3 against 4");
+  b = TwoKernels();
+  b.stats.Bump(ImportStat::missing_ts);
+  EXPECT_EQ(DescribeDifference(a, b), "import counter missing_ts: 0 against 1");
+  b = TwoKernels();
+  KernelRow extra;
+  b.kernels.Append(extra);
+  EXPECT_EQ(DescribeDifference(a, b), "kernels: 2 rows against 3");
+}
+
+TEST(TraceCompare, ComparesBitsNotValues) {
+  // Two NaNs with different payloads are different bits; the same NaN is equal.
+  Trace a = TwoKernels();
+  Trace b = TwoKernels();
+  float q = std::nanf("1"), r = std::nanf("2");
+  ASSERT_NE(std::memcmp(&q, &r, sizeof q), 0);
+  a.kernels.warps_per_sm[0] = q;
+  b.kernels.warps_per_sm[0] = q;
+  EXPECT_EQ(DescribeDifference(a, b), "");
+  b.kernels.warps_per_sm[0] = r;
+  EXPECT_EQ(DescribeDifference(a, b), "kernels.warps_per_sm differs");
+}
+
+TEST(Trace, ReserveForGrowthKeepsRowsAndOnlyAddsCapacity) {
+  Trace t = TwoKernels();
+  Trace before = TwoKernels();
+  RangeRow r;
+  r.start_ns = 1;
+  r.end_ns = 2;
+  t.ranges.Append(r);
+  before.ranges.Append(r);
+  t.ReserveForGrowth(1000.0);
+  EXPECT_GE(t.kernels.start_ns.capacity(), 2000u);
+  EXPECT_GE(t.ranges.name.capacity(), 1000u);
+  EXPECT_EQ(t.memcpys.start_ns.capacity(), 0u);  // empty tables stay empty
+  EXPECT_EQ(DescribeDifference(before, t), "");
+  const size_t cap = t.kernels.start_ns.capacity();
+  t.ReserveForGrowth(0.5);  // never shrinks
+  t.ReserveForGrowth(std::nan(""));
+  EXPECT_EQ(t.kernels.start_ns.capacity(), cap);
 }
 
 TEST(ImportStats, NamesAreStable) {

@@ -59,17 +59,11 @@ class NsysImporterTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// SameBits: two columns hold bit-identical values (NaN sentinels included).
-template <typename T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
 // ExpectSameKernels: every kernel column of `a` and `b` is identical.
 void ExpectSameKernels(const model::Trace& a, const model::Trace& b) {
   ASSERT_EQ(a.kernels.size(), b.kernels.size());
 #define GPUWHY_TEST_SAME(type, name, def) \
-  EXPECT_TRUE(SameBits(a.kernels.name, b.kernels.name)) << "kernel column " #name " differs";
+  EXPECT_TRUE(model::SameBits(a.kernels.name, b.kernels.name)) << "kernel column " #name " differs";
   GPUWHY_KERNEL_COLUMNS(GPUWHY_TEST_SAME)
 #undef GPUWHY_TEST_SAME
   for (size_t i = 0; i < model::kImportStatCount; ++i)

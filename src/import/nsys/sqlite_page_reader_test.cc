@@ -26,22 +26,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <typename T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
 // ExpectSameKernels: every kernel column and import counter of `a` and `b` match.
 void ExpectSameKernels(const model::Trace& a, const model::Trace& b) {
   ASSERT_EQ(a.kernels.size(), b.kernels.size());
 #define GPUWHY_TEST_SAME(type, name, def) \
-  EXPECT_TRUE(SameBits(a.kernels.name, b.kernels.name)) << "kernel column " #name " differs";
+  EXPECT_TRUE(model::SameBits(a.kernels.name, b.kernels.name)) << "kernel column " #name " differs";
   GPUWHY_KERNEL_COLUMNS(GPUWHY_TEST_SAME)
 #undef GPUWHY_TEST_SAME
   ASSERT_EQ(a.api_calls.size(), b.api_calls.size());
 #define GPUWHY_TEST_SAME(type, name, def) \
-  EXPECT_TRUE(SameBits(a.api_calls.name, b.api_calls.name)) << "api column " #name " differs";
+  EXPECT_TRUE(model::SameBits(a.api_calls.name, b.api_calls.name)) << "api column " #name " differs";
   GPUWHY_API_COLUMNS(GPUWHY_TEST_SAME)
 #undef GPUWHY_TEST_SAME
   for (size_t i = 0; i < model::kImportStatCount; ++i)
