@@ -1,4 +1,5 @@
-// import_bench [--variants] [--repeat N] FILE...     (N defaults to 3; median shown)
+// import_bench [--variants] [--cli-only] [--repeat N] [--gpuwhy PATH] FILE...
+//                                                    (N defaults to 3; median shown)
 //
 // For each file, each measurement runs in its own forked child so peak RSS is
 // per measurement (ru_maxrss from wait4). Prints one line per measurement:
@@ -15,7 +16,10 @@
 //              defaults (GPUWHY_MEMORY_TUNING=0), each against igzip -dc
 // Wall is the median of --repeat runs; cpu is the median user+sys CPU (a
 // fairer comparison when the machine is shared). With --variants it also times the Kineto parser with each gzip backend and
-// with/without the read-ahead thread.
+// with/without the read-ahead thread. --cli-only keeps the baselines and the
+// CLI lines (for multi-GB copies). With --gpuwhy and several files it ends
+// with a linearity table: each file's events, CLI wall and peak RSS against
+// the first file's, from this run.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -282,10 +286,48 @@ void Print(const char* what, const Measure& m, double json_bytes, double trace_e
   std::printf("\n");
 }
 
+// InProcessLines: the inflate, parse and import measurements of one file.
+void InProcessLines(const std::string& f, double bytes, double events, bool variants,
+                    const Measure& gz) {
+  gpuwhy::InputStreamOptions isal, zlib;
+  isal.gzip = gpuwhy::GzipBackend::kIsal;
+  zlib.gzip = gpuwhy::GzipBackend::kZlib;
+  if (gpuwhy::IsalAvailable()) Print("inflate only (ISA-L)", Inflate(f, isal), bytes, 0);
+  Print("inflate only (zlib)", Inflate(f, zlib), bytes, 0);
+  if (variants) {
+    for (bool ahead : {false, true}) {
+      for (auto* o : {&isal, &zlib}) {
+        if (o == &isal && !gpuwhy::IsalAvailable()) continue;
+        o->read_ahead = ahead;
+        std::string name = std::string("parse ") + (o == &isal ? "ISA-L" : "zlib") +
+                           (ahead ? " +read-ahead" : "");
+        Print(name.c_str(), KinetoVariant(f, *o), bytes, events);
+      }
+    }
+  }
+  Measure imp = Import(f, After::kNothing);
+  Print("import (ImportFile)", imp, bytes, events);
+  Measure pass = Import(f, After::kPass);
+  Print("import + pass over model", pass, bytes, events);
+  Measure an = Import(f, After::kAnalyze);
+  Print("import + AnalyzeTrace", an, bytes, events);
+  Measure th = Import(f, After::kThroughput);
+  Print("import + AnalyzeThroughput", th, bytes, events);
+  if (an.ok && th.ok && an.after_s > 0)
+    std::printf("  after import: AnalyzeTrace %.3f s, of which the per-op throughput model "
+                "alone takes %.3f s (%.0f%%)\n",
+                an.after_s, th.after_s, 100.0 * th.after_s / an.after_s);
+  PrintModelBytes(f);
+  if (gz.ok && an.ok)
+    std::printf("  import+analyze / gzip -dc: wall %.2f, cpu %.2f\n", an.wall_s / gz.wall_s,
+                an.cpu_s / gz.gzip_cpu_s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool variants = false;
+  bool cli_only = false;
   std::string gpuwhy_bin;  // --gpuwhy PATH: also time the real CLI
   // --once FILE: one in-process import, for `perf record`.
   if (argc == 3 && std::strcmp(argv[1], "--once") == 0) {
@@ -297,6 +339,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--variants") == 0) variants = true;
+    else if (std::strcmp(argv[i], "--cli-only") == 0) cli_only = true;
     else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
     else files.emplace_back(argv[i]);
@@ -306,6 +349,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("ISA-L built in: %s\n", gpuwhy::IsalAvailable() ? "yes" : "no");
+  struct Row {
+    std::string file;
+    double events = 0, wall_s = 0, min_wall_s = 0, rss_mb = 0;
+  };
+  std::vector<Row> cli_rows;
   for (const std::string& f : files) {
     // One scan to learn the sizes (not timed).
     Measure scan = RunChildOnce([&] { return KinetoVariantBody(f, {}); });
@@ -314,9 +362,6 @@ int main(int argc, char** argv) {
                 bytes / 1e6);
     Measure gz = GzipBaseline(f);
     Print("baseline gzip -dc >/dev/null", gz, bytes, 0);
-    gpuwhy::InputStreamOptions isal, zlib;
-    isal.gzip = gpuwhy::GzipBackend::kIsal;
-    zlib.gzip = gpuwhy::GzipBackend::kZlib;
     Measure igz;
     if (OnPath("igzip")) {
       igz = ExecMeasure({"igzip", "-dc", f}, nullptr);
@@ -324,44 +369,29 @@ int main(int argc, char** argv) {
     } else {
       std::printf("  baseline igzip -dc: not installed (Debian package isal)\n");
     }
-    if (gpuwhy::IsalAvailable()) Print("inflate only (ISA-L)", Inflate(f, isal), bytes, 0);
-    Print("inflate only (zlib)", Inflate(f, zlib), bytes, 0);
-    if (variants) {
-      for (bool ahead : {false, true}) {
-        for (auto* o : {&isal, &zlib}) {
-          if (o == &isal && !gpuwhy::IsalAvailable()) continue;
-          o->read_ahead = ahead;
-          std::string name = std::string("parse ") + (o == &isal ? "ISA-L" : "zlib") +
-                             (ahead ? " +read-ahead" : "");
-          Print(name.c_str(), KinetoVariant(f, *o), bytes, events);
-        }
-      }
-    }
-    Measure imp = Import(f, After::kNothing);
-    Print("import (ImportFile)", imp, bytes, events);
-    Measure pass = Import(f, After::kPass);
-    Print("import + pass over model", pass, bytes, events);
-    Measure an = Import(f, After::kAnalyze);
-    Print("import + AnalyzeTrace", an, bytes, events);
-    Measure th = Import(f, After::kThroughput);
-    Print("import + AnalyzeThroughput", th, bytes, events);
-    if (an.ok && th.ok && an.after_s > 0)
-      std::printf("  after import: AnalyzeTrace %.3f s, of which the per-op throughput model "
-                  "alone takes %.3f s (%.0f%%)\n",
-                  an.after_s, th.after_s, 100.0 * th.after_s / an.after_s);
-    PrintModelBytes(f);
-    if (gz.ok && an.ok)
-      std::printf("  import+analyze / gzip -dc: wall %.2f, cpu %.2f\n", an.wall_s / gz.wall_s,
-                  an.cpu_s / gz.gzip_cpu_s);
+    if (!cli_only) InProcessLines(f, bytes, events, variants, gz);
     if (!gpuwhy_bin.empty()) {
       Measure cli = ExecMeasure({gpuwhy_bin, "analyze", "--json", f}, nullptr);
       Print("gpuwhy analyze --json", cli, bytes, events);
+      if (cli.ok)
+        cli_rows.push_back({f, events, cli.wall_s, cli.min_wall_s,
+                            static_cast<double>(cli.exec_rss_kb) / 1024.0});
       Measure def = ExecMeasure({gpuwhy_bin, "analyze", "--json", f}, "GPUWHY_MEMORY_TUNING=0");
       Print("  same, glibc malloc defaults", def, bytes, events);
       if (cli.ok && igz.ok)
         std::printf("  gpuwhy analyze --json / igzip -dc: wall %.2f (target <= 3), peak RSS %.0f MB\n",
                     cli.wall_s / igz.wall_s, static_cast<double>(cli.exec_rss_kb) / 1024.0);
     }
+  }
+  if (cli_rows.size() >= 2) {
+    const Row& base = cli_rows.front();
+    // The minimum is the steadier figure on a shared machine; both are shown.
+    std::printf("linearity of gpuwhy analyze --json, against %s (same run):\n", base.file.c_str());
+    for (const Row& r : cli_rows)
+      std::printf("  %-40s events x%6.2f  wall x%6.2f median, x%6.2f min (%.3f s, min %.3f s)"
+                  "  peak RSS %7.1f MB\n",
+                  r.file.c_str(), r.events / base.events, r.wall_s / base.wall_s,
+                  r.min_wall_s / base.min_wall_s, r.wall_s, r.min_wall_s, r.rss_mb);
   }
   return 0;
 }

@@ -16,6 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpuwhy::import::KinetoOptions options;
   static constexpr size_t kChunks[] = {1, 2, 3, 7, 64, 4096};
   options.chunk_bytes = kChunks[size % (sizeof(kChunks) / sizeof(kChunks[0]))];
+  // Table sizing (Trace::ReserveForGrowth) after 512 bytes on every other input.
+  options.reserve_after_bytes = (size / 7) % 2 == 0 ? 0 : 512;
   auto in = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
   gpuwhy::model::Trace trace;
   gpuwhy::Status st = gpuwhy::import::ReadKinetoStream(*in, options, trace);

@@ -4,8 +4,8 @@
 // frees it at exit. With glibc's defaults every growth step maps fresh 4 KiB
 // pages and trims them again; on the virtual machines these tools run on each
 // page fault is expensive. On the 10x bench trace (2.16 M events) `analyze
-// --json` took 74k minor faults and 2.8 s of CPU by default, 0.6-1k faults and
-// 1.5-1.7 s with huge pages and no trimming (see docs/performance.md).
+// --json` takes 67.6k page faults and 1.8 s of CPU by default, 3.2k faults and
+// 1.2 s with these settings (docs/performance.md).
 #pragma once
 
 namespace gpuwhy {
@@ -19,5 +19,13 @@ namespace gpuwhy {
 // GPUWHY_MEMORY_TUNING=0, under a sanitizer, or when exec fails. Call first
 // thing in main, only for commands that start no child processes.
 void TuneMemoryForBatch(char** argv);
+
+// ReleaseFreeHeap: give the heap's free pages back to the system now
+// (malloc_trim). The batch settings above never trim, so the column buffers
+// an import outgrew stay resident; the analysis that follows allocates its
+// large arrays with mmap and cannot reuse them. Calling this once between a
+// big import and its analysis lowers the peak a little (docs/performance.md).
+// A no-op where glibc is not the allocator.
+void ReleaseFreeHeap();
 
 }  // namespace gpuwhy

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/memory_tuning.h"
 #include "cli/commands.h"
 #include "import/registry.h"
 #include "import/trace_merge.h"
@@ -164,6 +165,7 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
     }
   }
   import::MergeCounterInputs(*kept, trace_paths);
+  ReleaseFreeHeap();  // what the import outgrew; the analysis maps its own
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.
   std::vector<analysis::RankSummary> ranks;

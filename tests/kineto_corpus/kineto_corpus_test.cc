@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "base/input_stream.h"
+#include "import/kineto/kineto_importer.h"
 #include "import/registry.h"
+#include "model/trace_compare.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -101,6 +104,37 @@ TEST(KinetoCorpus, CountsMatchSourcesTable) {
     for (size_t i = 0; i < t.kernels.size(); ++i)
       ASSERT_GE(t.kernels.end_ns[i], t.kernels.start_ns[i]);
   }
+}
+
+// Sizing the tables early (Trace::ReserveForGrowth) must not change a bit of
+// any real trace's model: every trace read with sizing after its first 64 KiB
+// against the same read without sizing.
+TEST(KinetoCorpus, TablesSizedEarlyGiveTheSameModel) {
+  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
+  size_t sized = 0;
+  for (const Expected& e : ReadTable()) {
+    SCOPED_TRACE(e.file);
+    auto read = [&](uint64_t reserve_after, KinetoScanStats* scan) {
+      model::Trace t;
+      auto in = OpenInputStream(kDir + "/" + e.file);
+      EXPECT_TRUE(in.ok());
+      if (!in.ok()) return t;
+      KinetoOptions o;
+      o.chunk_bytes = 64 << 10;
+      o.reserve_after_bytes = reserve_after;
+      Status st = ReadKinetoStream(**in, o, t, scan);
+      EXPECT_TRUE(st.ok()) << st.message();
+      return t;
+    };
+    KinetoScanStats scan;
+    model::Trace plain = read(0, nullptr);
+    model::Trace early = read(64 << 10, &scan);
+    sized += scan.reserve_factor > 0;
+    EXPECT_EQ(model::DescribeDifference(plain, early), "");
+  }
+  // Most corpus traces are larger than 80 KiB of JSON, so sizing ran on them.
+  EXPECT_GE(sized, 10u);
 }
 
 TEST(KinetoCorpus, DirectoryExpandsToTheTraces) {

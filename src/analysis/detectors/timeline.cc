@@ -24,6 +24,9 @@ struct GpuOp {
 // BusyWithStarters: union of ops plus, per merged interval, the correlation id
 // of the op that began it (the op whose launch ended the preceding gap).
 void BusyWithStarters(std::vector<GpuOp>& ops, IntervalList* busy, std::vector<int64_t>* starter) {
+  // At most one interval per op; capacity that stays unused is never touched.
+  busy->reserve(ops.size());
+  starter->reserve(ops.size());
   std::sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
   });
@@ -69,15 +72,20 @@ IntervalList UnionOf(std::vector<Interval> v) {
   std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
     return a.start_ns < b.start_ns;
   });
-  IntervalList out;
-  for (const Interval& i : v) {
+  // Merged in place: the union is never longer than its input, and a second
+  // buffer would double the peak on multi-million-kernel traces.
+  size_t n = 0;
+  for (size_t r = 0; r < v.size(); ++r) {
+    const Interval i = v[r];
     if (i.end_ns <= i.start_ns) continue;
-    if (!out.empty() && i.start_ns <= out.back().end_ns)
-      out.back().end_ns = std::max(out.back().end_ns, i.end_ns);
+    if (n > 0 && i.start_ns <= v[n - 1].end_ns)
+      v[n - 1].end_ns = std::max(v[n - 1].end_ns, i.end_ns);
     else
-      out.push_back(i);
+      v[n++] = i;
   }
-  return out;
+  v.resize(n);
+  if (n < v.capacity() / 2) v.shrink_to_fit();
+  return v;
 }
 
 int64_t TotalLength(const IntervalList& a) {
@@ -264,12 +272,6 @@ void MarkOneOffGaps(DeviceTimeline& d) {
     int64_t start_ns, end_ns, len;
     int32_t step_index;
   };
-  std::vector<Whole> whole;
-  for (const IdleGap& g : d.gaps) {
-    if (whole.empty() || whole.back().start_ns != g.start_ns || whole.back().end_ns != g.end_ns)
-      whole.push_back({g.start_ns, g.end_ns, g.end_ns - g.start_ns, g.step_index});
-  }
-  std::vector<Whole> one_off;
   // Without step markers, idle before the first kernel or after the last
   // (set-up uploads, teardown copy-back) is a phase of its own, never the loop.
   int64_t edge_idle = 0;
@@ -279,40 +281,55 @@ void MarkOneOffGaps(DeviceTimeline& d) {
   };
   for (const IdleGap& g : d.gaps)
     if (is_edge(g)) edge_idle += g.attributed_ns;
-  std::vector<Whole> inner;
-  for (const Whole& w : whole) {
-    IdleGap probe;
-    probe.start_ns = w.start_ns;
-    probe.end_ns = w.end_ns;
-    if (!is_edge(probe)) inner.push_back(w);
-  }
-  whole = std::move(inner);
+  // ForEachInner: each whole gap that is not an edge gap, once. The pieces of
+  // one gap are adjacent in d.gaps. No copy of the gaps is made: on a
+  // 2 M-event trace they are about as many as the kernels.
+  auto for_each_inner = [&](auto&& fn) {
+    const IdleGap* prev = nullptr;
+    for (const IdleGap& g : d.gaps) {
+      const bool same = prev != nullptr && prev->start_ns == g.start_ns && prev->end_ns == g.end_ns;
+      prev = &g;
+      if (same || is_edge(g)) continue;
+      fn(Whole{g.start_ns, g.end_ns, g.end_ns - g.start_ns, g.step_index});
+    }
+  };
+  // The two longest inner gaps (the earlier one first on equal lengths).
+  Whole top[2] = {};
+  size_t inner = 0;
+  for_each_inner([&](const Whole& w) {
+    if (inner == 0 || w.len > top[0].len) {
+      top[1] = top[0];
+      top[0] = w;
+    } else if (inner == 1 || w.len > top[1].len) {
+      top[1] = w;
+    }
+    ++inner;
+  });
+  std::vector<Whole> one_off;
   const int64_t idle = d.idle_ns - edge_idle;
-  if (idle > 0 && !whole.empty() && 50 * idle >= d.steps_total_ns) {
-    std::vector<Whole> by_len = whole;
-    std::partial_sort(by_len.begin(), by_len.begin() + std::min<long>(2, static_cast<long>(by_len.size())),
-                      by_len.end(), [](const Whole& a, const Whole& b) { return a.len > b.len; });
+  if (idle > 0 && inner > 0 && 50 * idle >= d.steps_total_ns) {
     size_t k = 0;
-    if (10 * by_len[0].len >= 8 * idle) {
+    if (10 * top[0].len >= 8 * idle) {
       k = 1;
-    } else if (by_len.size() >= 2 && 10 * (by_len[0].len + by_len[1].len) >= 8 * idle) {
+    } else if (inner >= 2 && 10 * (top[0].len + top[1].len) >= 8 * idle) {
       k = 2;
     }
     bool isolated = false;
     if (k > 0 && d.steps_from_markers && d.steps.size() >= 2) {
       // Steps with a gap at least half the smaller chosen one.
-      const int64_t bar = by_len[k - 1].len / 2;
+      const int64_t bar = top[k - 1].len / 2;
       std::vector<bool> seen(d.steps.size(), false);
-      for (const Whole& w : whole)
+      for_each_inner([&](const Whole& w) {
         if (w.len >= bar && w.step_index >= 0) seen[static_cast<size_t>(w.step_index)] = true;
+      });
       const size_t n = static_cast<size_t>(std::count(seen.begin(), seen.end(), true));
       isolated = n <= k && n < d.steps.size();
     } else if (k > 0 && !d.steps_from_markers) {
       const int64_t s0 = d.steps.front().start_ns, e0 = d.steps.back().end_ns;
       auto edge = [&](const Whole& w) { return w.start_ns == s0 || w.end_ns == e0; };
-      isolated = k == 1 || (edge(by_len[0]) && edge(by_len[1]));
+      isolated = k == 1 || (edge(top[0]) && edge(top[1]));
     }
-    if (isolated) one_off.assign(by_len.begin(), by_len.begin() + static_cast<long>(k));
+    if (isolated) one_off.assign(top, top + k);
   }
   auto is_one_off = [&](const IdleGap& g) {
     for (const Whole& w : one_off)
@@ -332,6 +349,7 @@ void MarkOneOffGaps(DeviceTimeline& d) {
 }
 
 }  // namespace
+
 
 Timeline BuildTimeline(const model::Trace& trace) {
   Timeline tl;
@@ -429,7 +447,10 @@ Timeline BuildTimeline(const model::Trace& trace) {
       for (int32_t id : *col)
         if (IsValid(id)) ++n_ops[id];
     for (const auto& [dev, n] : n_ops) ops[dev].reserve(n);
-    for (const auto& [dev, n] : n_kern) kern[dev].reserve(n);
+    for (const auto& [dev, n] : n_kern) {
+      kern[dev].reserve(n);
+      compute[dev].reserve(n);  // most kernels compute; untouched capacity costs nothing
+    }
   }
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !Valid(k.start_ns[i], k.end_ns[i])) continue;
@@ -585,6 +606,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
       return bmaxend[i] >= t ? bmaxrow[i] : UINT32_MAX;
     };
 
+    // One gap per busy interval and window edge at most (DataLoader splits
+    // may add pieces): growth by doubling would hold up to twice the gaps.
+    d.gaps.reserve(d.busy.size() + d.steps.size() + 1);
     for (size_t wi = 0; wi < d.steps.size(); ++wi) {
       const StepWindow& w = d.steps[wi];
       // Busy intervals overlapping the window; gaps between them (and at the edges).

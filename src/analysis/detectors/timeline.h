@@ -29,7 +29,8 @@
 //     kKernelWait the gap is under 30 µs (HTA kernel_wait);
 //     kOther      anything else (events, other streams, unknown launch).
 //
-// One-off gaps: when one gap (or two) holds >= 80% of a device's idle and it
+// One-off gaps: when the longest gap (or the two longest; the earlier first
+// among equal lengths) holds >= 80% of a device's idle and it
 // does not repeat each step (>= 2 marked steps, at most that many with a gap
 // half its size; or no step markers and one gap, or a head and a tail gap),
 // its pieces are flagged `one_off` and left out of recurring_idle_by_cause,

@@ -87,6 +87,26 @@ TEST(Timeline, HostWaitInCpuWorkIsHostBusyAndNamed) {
   EXPECT_EQ(d.host_busy_untraced_ns, 200 * kUs);
 }
 
+TEST(Timeline, RangesStartingTogetherNestLongestFirst) {
+  // The op and the annotation around it start at the same instant; the table
+  // holds the shorter first (sorted by start, then end). The sweep must still
+  // see the annotation as the parent.
+  DeviceTimeline d = HostWaitGap([](Builder& b) {
+    b.Range("aten::div", 300 * kUs, 2400 * kUs);
+    model::RangeRow r;
+    r.pid = 1; r.tid = 1; r.start_ns = 300 * kUs; r.end_ns = 5300 * kUs;
+    r.kind = model::RangeKind::kUserAnnotation;
+    r.name = b.t.strings.Intern("preprocess");
+    b.t.ranges.Append(r);
+    b.Range("aten::sub", 2500 * kUs, 5200 * kUs);
+  });
+  ASSERT_GE(d.host_busy_names.size(), 3u);
+  EXPECT_EQ(d.host_busy_names[0].ns, 5000 * kUs);
+  EXPECT_EQ(d.host_busy_names[1].ns, 2700 * kUs);
+  EXPECT_EQ(d.host_busy_names[2].ns, 2100 * kUs);
+  EXPECT_EQ(d.host_busy_untraced_ns, 200 * kUs);
+}
+
 TEST(Timeline, HostWaitInsideAnOpThatLaunchesIsLaunchOverhead) {
   // The op that launches the next kernel dispatched for 5.2 ms before launching.
   DeviceTimeline d = HostWaitGap([](Builder& b) { b.Range("aten::conv2d", 250 * kUs, 5420 * kUs); });

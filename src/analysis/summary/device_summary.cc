@@ -139,9 +139,50 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
   };
   // (correlation id, device) of every GPU event; sorted below. Why a sorted
   // array, not a hash map: one allocation instead of one node per event.
-  std::vector<std::pair<int64_t, int32_t>> corr_device;
-
+  // seq (the insertion order, in what would be padding) makes a plain sort
+  // keep the first event of each id first, as a stable sort would, without
+  // the stable sort's n-element buffer.
+  struct CorrDevice {
+    int64_t corr;
+    int32_t device;
+    uint32_t seq;
+  };
+  std::vector<CorrDevice> corr_device;
   const model::KernelTable& k = trace.kernels;
+  const model::MemcpyTable& m = trace.memcpys;
+  const model::MemsetTable& ms = trace.memsets;
+  const model::SyncTable& sy = trace.syncs;
+  corr_device.reserve(k.size() + m.size() + ms.size() + sy.size());
+  auto add_corr = [&](int64_t corr, int32_t device) {
+    corr_device.push_back({corr, device, static_cast<uint32_t>(corr_device.size())});
+  };
+  {
+    // Exact per-device sizes first: on a 21 M-event trace growth by doubling
+    // held up to twice these arrays, and this runs beside the timeline.
+    // Devices are created here in the order the loops below would create
+    // them (that order is the report's).
+    std::vector<std::pair<size_t, size_t>> n;  // by acc index: (kernels, all ops)
+    auto count = [&](const std::vector<int32_t>& dev, const std::vector<int64_t>& s,
+                     const std::vector<int64_t>& e, bool kernel) {
+      for (size_t i = 0; i < dev.size(); ++i) {
+        if (!IsValid(dev[i]) || !IsValid(s[i]) || !IsValid(e[i])) continue;
+        const size_t idx = static_cast<size_t>(&acc_for(dev[i]) - accs.data());
+        if (idx >= n.size()) n.resize(idx + 1);
+        n[idx].first += kernel ? 1 : 0;
+        ++n[idx].second;
+      }
+    };
+    count(k.device_id, k.start_ns, k.end_ns, true);
+    count(m.device_id, m.start_ns, m.end_ns, false);
+    count(ms.device_id, ms.start_ns, ms.end_ns, false);
+    for (size_t idx = 0; idx < n.size(); ++idx) {
+      DeviceAcc& a = accs[idx];
+      a.kernel_iv.reserve(n[idx].first);
+      a.kernel_dur.reserve(n[idx].first);
+      a.all_iv.reserve(n[idx].second);
+    }
+  }
+
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
     DeviceAcc& a = acc_for(k.device_id[i]);
@@ -154,9 +195,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     n.total_ns += e - s;
     n.max_ns = std::max(n.max_ns, e - s);
     if (IsValid(k.stream_id[i])) a.streams.insert(k.stream_id[i]);
-    if (IsValid(k.correlation_id[i])) corr_device.emplace_back(k.correlation_id[i], k.device_id[i]);
+    if (IsValid(k.correlation_id[i])) add_corr(k.correlation_id[i], k.device_id[i]);
   }
-  const model::MemcpyTable& m = trace.memcpys;
   for (size_t i = 0; i < m.size(); ++i) {
     if (!IsValid(m.device_id[i]) || !IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
     DeviceAcc& a = acc_for(m.device_id[i]);
@@ -174,9 +214,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       a.uvm_total.Add(m.bytes[i], e - s);
     }
     if (IsValid(m.stream_id[i])) a.streams.insert(m.stream_id[i]);
-    if (IsValid(m.correlation_id[i])) corr_device.emplace_back(m.correlation_id[i], m.device_id[i]);
+    if (IsValid(m.correlation_id[i])) add_corr(m.correlation_id[i], m.device_id[i]);
   }
-  const model::MemsetTable& ms = trace.memsets;
   for (size_t i = 0; i < ms.size(); ++i) {
     if (!IsValid(ms.device_id[i]) || !IsValid(ms.start_ns[i]) || !IsValid(ms.end_ns[i])) continue;
     DeviceAcc& a = acc_for(ms.device_id[i]);
@@ -185,10 +224,9 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     a.memset_kind[static_cast<uint8_t>(ms.dst_kind[i])].Add(ms.bytes[i], e - s);
     a.memset_total.Add(ms.bytes[i], e - s);
     if (IsValid(ms.stream_id[i])) a.streams.insert(ms.stream_id[i]);
-    if (IsValid(ms.correlation_id[i])) corr_device.emplace_back(ms.correlation_id[i], ms.device_id[i]);
+    if (IsValid(ms.correlation_id[i])) add_corr(ms.correlation_id[i], ms.device_id[i]);
   }
   // Sync events count for their device but are not busy time (HTA #149).
-  const model::SyncTable& sy = trace.syncs;
   for (size_t i = 0; i < sy.size(); ++i) {
     if (!IsValid(sy.device_id[i]) || !IsValid(sy.start_ns[i]) || !IsValid(sy.end_ns[i])) continue;
     DeviceAcc& a = acc_for(sy.device_id[i]);
@@ -196,21 +234,21 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (kind >= a.sync_kind.size()) kind = 0;
     ++a.sync_kind[kind].count;
     a.sync_kind[kind].total_ns += Dur(sy.start_ns[i], sy.end_ns[i]);
-    if (IsValid(sy.correlation_id[i])) corr_device.emplace_back(sy.correlation_id[i], sy.device_id[i]);
+    if (IsValid(sy.correlation_id[i])) add_corr(sy.correlation_id[i], sy.device_id[i]);
   }
 
   // Which devices each process launched work on (via its calls' correlation ids).
   const model::ApiTable& api = trace.api_calls;
-  // The first GPU event of a correlation id names its device (stable sort).
-  std::stable_sort(corr_device.begin(), corr_device.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The first GPU event of a correlation id names its device.
+  std::sort(corr_device.begin(), corr_device.end(), [](const CorrDevice& a, const CorrDevice& b) {
+    return a.corr != b.corr ? a.corr < b.corr : a.seq < b.seq;
+  });
   // DeviceOfCorr: the device of correlation id c's first GPU event, or missing.
   auto device_of_corr = [&](int64_t c) -> int32_t {
     if (!IsValid(c)) return kMissingI32;
-    auto it = std::lower_bound(
-        corr_device.begin(), corr_device.end(), c,
-        [](const std::pair<int64_t, int32_t>& p, int64_t v) { return p.first < v; });
-    return it != corr_device.end() && it->first == c ? it->second : kMissingI32;
+    auto it = std::lower_bound(corr_device.begin(), corr_device.end(), c,
+                               [](const CorrDevice& p, int64_t v) { return p.corr < v; });
+    return it != corr_device.end() && it->corr == c ? it->device : kMissingI32;
   };
   std::map<int32_t, std::set<int32_t>> pid_devices;
   int32_t last_pid = kMissingI32, last_dev = kMissingI32;

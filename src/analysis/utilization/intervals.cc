@@ -7,16 +7,21 @@ namespace gpuwhy::analysis {
 std::vector<Interval> MergeIntervals(std::vector<Interval> spans) {
   std::sort(spans.begin(), spans.end(),
             [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-  std::vector<Interval> out;
-  for (const Interval& s : spans) {
+  // In place: the merged list is never longer than its input (no second
+  // buffer beside a multi-million-kernel input).
+  size_t n = 0;
+  for (size_t r = 0; r < spans.size(); ++r) {
+    const Interval s = spans[r];
     if (s.end_ns <= s.start_ns) continue;
-    if (!out.empty() && s.start_ns <= out.back().end_ns) {
-      out.back().end_ns = std::max(out.back().end_ns, s.end_ns);
+    if (n > 0 && s.start_ns <= spans[n - 1].end_ns) {
+      spans[n - 1].end_ns = std::max(spans[n - 1].end_ns, s.end_ns);
     } else {
-      out.push_back(s);
+      spans[n++] = s;
     }
   }
-  return out;
+  spans.resize(n);
+  if (n < spans.capacity() / 2) spans.shrink_to_fit();
+  return spans;
 }
 
 int64_t TotalLength(const std::vector<Interval>& merged) {

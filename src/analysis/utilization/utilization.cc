@@ -63,6 +63,7 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   const auto& k = t.kernels;
 
   std::vector<ValueSpan> fill;
+  fill.reserve(ks.size());  // at most one per kernel; unused capacity is never touched
   double total = 0, with_bpsm = 0, occ_w = 0, occ_sum = 0, tc = 0, triton = 0, graph = 0;
   std::array<double, kKernelClassCount> cls{};
   bool occ_from_arg = false, occ_computed = false, bpsm_from_arg = false, bpsm_computed = false;
@@ -425,6 +426,15 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
       it->second.second = std::max(it->second.second, e);
     }
   };
+  {
+    // Exact sizes first: doubling would hold up to twice these on big traces.
+    std::map<int32_t, size_t> n;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+      const int64_t s = t.kernels.start_ns[i], e = t.kernels.end_ns[i];
+      if (IsValid(s) && IsValid(e) && e >= s) ++n[t.kernels.device_id[i]];
+    }
+    for (const auto& [d, c] : n) kernels[d].reserve(c);
+  }
   for (size_t i = 0; i < t.kernels.size(); ++i) {
     const int64_t s = t.kernels.start_ns[i], e = t.kernels.end_ns[i];
     if (!IsValid(s) || !IsValid(e) || e < s) continue;

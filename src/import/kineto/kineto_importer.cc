@@ -619,10 +619,14 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
 class KinetoParser {
  public:
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
-      : in_(in), chunk_(std::max<size_t>(options.chunk_bytes, 1)), trace_(trace) {}
+      : in_(in),
+        chunk_(std::max<size_t>(options.chunk_bytes, 1)),
+        reserve_after_(options.reserve_after_bytes),
+        trace_(trace) {}
 
   Status Run();
   uint64_t events() const { return event_index_; }
+  double reserve_factor() const { return reserve_factor_; }
   uint64_t bytes() const { return base_off_ + len_; }
 
  private:
@@ -662,6 +666,10 @@ class KinetoParser {
   Lex IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str);
   Lex TimeValue(const char*& p, const char* end, int64_t* ns, bool* bad);
 
+  // MaybeReserve: once, after options.reserve_after_bytes of JSON, size the
+  // event tables for the whole input from the share of it read so far.
+  void MaybeReserve();
+
   void Commit(RawEvent& ev);
   void CommitComplete(RawEvent& ev);
   void CommitMetadata(const RawEvent& ev);
@@ -673,6 +681,7 @@ class KinetoParser {
 
   InputStream& in_;
   size_t chunk_;
+  uint64_t reserve_after_;
   model::Trace& trace_;
   Lexer lex_;
   std::vector<char> buf_;
@@ -680,6 +689,8 @@ class KinetoParser {
   uint64_t base_off_ = 0;
   bool eof_ = false;
   uint64_t event_index_ = 0;
+  bool reserved_ = false;
+  double reserve_factor_ = 0;
 
   uint64_t bad_utf8_total_ = 0;
   bool saw_events_ = false;
@@ -1004,8 +1015,25 @@ Status KinetoParser::ParseEvents() {
       return InvalidInput(fmt::format("{}: truncated JSON at byte {} (inside traceEvents, after event {})",
                                       in_.path(), base_off_ + len_, event_index_));
     }
+    MaybeReserve();
     RETURN_IF_ERROR(Refill("inside traceEvents"));
   }
+}
+
+void KinetoParser::MaybeReserve() {
+  if (reserved_ || reserve_after_ == 0 || OffsetOf(Buf() + pos_) < reserve_after_) return;
+  reserved_ = true;
+  const double parsed = static_cast<double>(OffsetOf(Buf() + pos_));
+  const double raw_total = static_cast<double>(in_.raw_size());
+  const double raw_done = static_cast<double>(in_.raw_offset());
+  const double out_done = static_cast<double>(in_.offset());
+  if (raw_total <= 0 || raw_done <= 0 || out_done <= 0) return;
+  // The stream's own ratio of JSON to file bytes so far (1 for plain files).
+  const double factor = out_done * raw_total / raw_done / parsed;
+  // Near the end doubling costs little; past it, the file grew or lied.
+  if (factor < 1.25) return;
+  reserve_factor_ = factor * 1.05;
+  trace_.ReserveForGrowth(reserve_factor_);
 }
 
 Lex KinetoParser::IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str) {
@@ -1943,6 +1971,7 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
   if (scan != nullptr) {
     scan->trace_events = parser.events();
     scan->json_bytes = parser.bytes();
+    scan->reserve_factor = parser.reserve_factor();
   }
   return st;
 }

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "model/trace_compare.h"
+
 namespace gpuwhy::import {
 namespace {
 
@@ -459,6 +461,63 @@ TEST(KinetoImporter, SniffByContent) {
   EXPECT_TRUE(LooksLikeKineto("[{\"ph\": \"X\"}]"));  // claimed, then refused clearly
   EXPECT_FALSE(LooksLikeKineto("{\"other\": 1}"));
   EXPECT_FALSE(LooksLikeKineto("timestamp, name, utilization.gpu [%]\n"));
+}
+
+// ManyEvents: a trace of `steps` steps, each with CPU ops, runtime calls and
+// their kernels and copies, in the order Kineto writes them.
+std::string ManyEvents(int steps) {
+  std::string s = R"({"schemaVersion": 1, "traceEvents": [)";
+  int64_t t = 1700000000000000;
+  int corr = 1;
+  for (int step = 0; step < steps; ++step) {
+    s += R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" + std::to_string(step) +
+         R"(", "pid": 7, "tid": 7, "ts": )" + std::to_string(t) + R"(, "dur": 900},)";
+    for (int op = 0; op < 6; ++op, ++corr) {
+      const int64_t o = t + 10 + op * 140;
+      s += R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 7, "ts": )" +
+           std::to_string(o) + R"(, "dur": 120, "args": {"External id": )" + std::to_string(corr) +
+           R"(, "Input Dims": [[64, 64], [64, 64]]}},)";
+      s += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": )" +
+           std::to_string(o + 5) + R"(, "dur": 8, "args": {"correlation": )" + std::to_string(corr) +
+           R"(, "cbid": 211}},)";
+      s += R"({"ph": "X", "cat": "kernel", "name": "sm90_gemm", "pid": 0, "tid": 7, "ts": )" +
+           std::to_string(o + 20) + R"(, "dur": 90, "args": {"device": 0, "stream": 7, "correlation": )" +
+           std::to_string(corr) + R"(, "grid": [132, 1, 1], "block": [256, 1, 1]}},)";
+    }
+    s += R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7, "ts": )J" +
+         std::to_string(t + 880) + R"(, "dur": 15, "args": {"device": 0, "stream": 7, "bytes": 4096}},)";
+    t += 1000;
+  }
+  s.pop_back();
+  s += "]}";
+  return s;
+}
+
+TEST(KinetoImporter, TablesSizedForTheWholeInputGiveTheSameModel) {
+  const std::string json = ManyEvents(300);
+  for (size_t chunk : {size_t{977}, size_t{1} << 20}) {
+    SCOPED_TRACE(chunk);
+    auto read = [&](uint64_t reserve_after, KinetoScanStats* scan) {
+      auto in = OpenMemoryStream(json, "test.json");
+      model::Trace t;
+      KinetoOptions o;
+      o.chunk_bytes = chunk;
+      o.reserve_after_bytes = reserve_after;
+      EXPECT_TRUE(ReadKinetoStream(*in, o, t, scan).ok());
+      return t;
+    };
+    KinetoScanStats off, on;
+    model::Trace plain = read(0, &off);
+    model::Trace sized = read(json.size() / 8, &on);
+    EXPECT_EQ(off.reserve_factor, 0.0);
+    // Sized after an eighth (or, with one big chunk, at the end: not at all).
+    if (chunk < json.size() / 8) {
+      EXPECT_GT(on.reserve_factor, 5.0);
+      EXPECT_LT(on.reserve_factor, 12.0);
+    }
+    EXPECT_EQ(model::DescribeDifference(plain, sized), "");
+    EXPECT_EQ(plain.kernels.size(), 1800u);
+  }
 }
 
 TEST(KinetoImporter, GzipInputMatchesPlain) {
