@@ -1,5 +1,7 @@
 #include "import/kineto/kineto_importer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -1032,8 +1035,18 @@ void KinetoParser::MaybeReserve() {
   const double factor = out_done * raw_total / raw_done / parsed;
   // Near the end doubling costs little; past it, the file grew or lied.
   if (factor < 1.25) return;
-  reserve_factor_ = factor * 1.05;
-  trace_.ReserveForGrowth(reserve_factor_);
+  // A guess past half the machine's memory is left to doubling: an input that
+  // large fails either way, and a wrong guess must not fail one that fits.
+  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
+  const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double estimate = static_cast<double>(trace_.memory_bytes()) * factor * 1.05;
+  if (pages > 0 && page_bytes > 0 && estimate > pages * page_bytes / 2) return;
+  try {
+    trace_.ReserveForGrowth(factor * 1.05);
+    reserve_factor_ = factor * 1.05;
+  } catch (const std::bad_alloc&) {
+    // Address space refused: the tables keep growing by doubling.
+  }
 }
 
 Lex KinetoParser::IdValue(const char*& p, const char* end, int64_t* num, std::string_view* str) {

@@ -31,7 +31,8 @@ struct KinetoOptions {
   // reserve_after_bytes: JSON bytes read before the event tables are sized
   // for the whole input (Trace::ReserveForGrowth, from the share of the file
   // read so far): enough to average over many steps, early enough that
-  // little was copied yet. 0 turns it off. The model is the same either way.
+  // little was copied yet. 0 turns it off; an estimate past half the
+  // machine's memory is not reserved. The model is the same either way.
   uint64_t reserve_after_bytes = uint64_t{32} << 20;
   // Used by KinetoImporter::Read when opening the file. Read-ahead is on: the
   // inflate thread saves ~0.1 s of 1.3 s on the 10x bench trace (bench/import).
