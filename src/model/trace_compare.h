@@ -1,6 +1,6 @@
 // Exact comparison of two trace models, for tests that must prove two import
-// paths produce the same model (e.g. the Kineto importer's simdjson path
-// against its byte lexer).
+// settings produce the same model (e.g. the Kineto importer with and without
+// early table sizing).
 #pragma once
 
 #include <string>

@@ -68,73 +68,12 @@ std::string_view CauseFindingId(IdleCause c) {
   return {};
 }
 
-IntervalList UnionOf(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
-    return a.start_ns < b.start_ns;
-  });
-  // Merged in place: the union is never longer than its input, and a second
-  // buffer would double the peak on multi-million-kernel traces.
-  size_t n = 0;
-  for (size_t r = 0; r < v.size(); ++r) {
-    const Interval i = v[r];
-    if (i.end_ns <= i.start_ns) continue;
-    if (n > 0 && i.start_ns <= v[n - 1].end_ns)
-      v[n - 1].end_ns = std::max(v[n - 1].end_ns, i.end_ns);
-    else
-      v[n++] = i;
-  }
-  v.resize(n);
-  if (n < v.capacity() / 2) v.shrink_to_fit();
-  return v;
-}
-
-int64_t TotalLength(const IntervalList& a) {
-  int64_t t = 0;
-  for (const Interval& i : a) t += i.end_ns - i.start_ns;
-  return t;
-}
-
 int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e) {
-  if (e <= s || a.empty()) return 0;
-  auto it = std::upper_bound(a.begin(), a.end(), s,
-                             [](int64_t t, const Interval& i) { return t < i.end_ns; });
-  int64_t t = 0;
-  for (; it != a.end() && it->start_ns < e; ++it)
-    t += std::min(e, it->end_ns) - std::max(s, it->start_ns);
-  return t;
-}
-
-IntervalList Intersect(const IntervalList& a, const IntervalList& b) {
-  IntervalList out;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    int64_t s = std::max(a[i].start_ns, b[j].start_ns);
-    int64_t e = std::min(a[i].end_ns, b[j].end_ns);
-    if (s < e) out.push_back({s, e});
-    if (a[i].end_ns < b[j].end_ns) ++i; else ++j;
-  }
-  return out;
+  return e <= s ? 0 : IntersectLength(a, s, e);
 }
 
 int64_t OverlapLength(const IntervalList& a, const IntervalList& b) {
   return TotalLength(Intersect(a, b));
-}
-
-IntervalList Subtract(const IntervalList& a, const IntervalList& b) {
-  IntervalList out;
-  size_t j = 0;
-  for (const Interval& x : a) {
-    int64_t cur = x.start_ns;
-    while (j < b.size() && b[j].end_ns <= cur) ++j;
-    size_t k = j;
-    while (k < b.size() && b[k].start_ns < x.end_ns) {
-      if (b[k].start_ns > cur) out.push_back({cur, b[k].start_ns});
-      cur = std::max(cur, b[k].end_ns);
-      ++k;
-    }
-    if (cur < x.end_ns) out.push_back({cur, x.end_ns});
-  }
-  return out;
 }
 
 bool IsDataLoaderRange(std::string_view name) {
@@ -349,7 +288,6 @@ void MarkOneOffGaps(DeviceTimeline& d) {
 }
 
 }  // namespace
-
 
 Timeline BuildTimeline(const model::Trace& trace) {
   Timeline tl;

@@ -46,34 +46,31 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/detectors/host_activity.h"
+#include "analysis/utilization/intervals.h"
 #include "base/units.h"
 #include "model/trace.h"
 
 namespace gpuwhy::analysis::detectors {
 
-// Interval: [start_ns, end_ns).
-struct Interval {
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-};
-// IntervalList: sorted, disjoint, non-empty intervals.
+// Interval, IntervalList: the analysis layer's one interval type and its
+// operations (utilization/intervals.h), under the names the detectors use.
+// An IntervalList is sorted, disjoint and has no empty intervals.
+using Interval = analysis::Interval;
 using IntervalList = std::vector<Interval>;
+using analysis::Intersect;    // a ∩ b
+using analysis::Subtract;     // a − b
+using analysis::TotalLength;  // summed length of a list
 
 // UnionOf: the union of `v` (any order, empty or invalid intervals dropped).
-IntervalList UnionOf(std::vector<Interval> v);
-// TotalLength: summed length of a list.
-int64_t TotalLength(const IntervalList& a);
-// OverlapLength: |a ∩ [s, e)|.
+inline IntervalList UnionOf(std::vector<Interval> v) { return MergeIntervals(std::move(v)); }
+// OverlapLength: |a ∩ [s, e)| (0 when e <= s).
 int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e);
 // OverlapLength: |a ∩ b|.
 int64_t OverlapLength(const IntervalList& a, const IntervalList& b);
-// Subtract: a − b.
-IntervalList Subtract(const IntervalList& a, const IntervalList& b);
-// Intersect: a ∩ b.
-IntervalList Intersect(const IntervalList& a, const IntervalList& b);
 
 // StepWindow: one step's device-adjusted window (tb_plugin §4.1 rules),
 // extended to the next step's start so the windows tile the steps' span.

@@ -26,10 +26,11 @@ struct Builder {
     r.name = t.strings.Intern("ProfilerStep#" + std::to_string(n));
     t.ranges.Append(r);
   }
-  void Range(const std::string& name, int64_t s, int64_t e) {
+  void Range(const std::string& name, int64_t s, int64_t e,
+             model::RangeKind kind = model::RangeKind::kCpuOp) {
     model::RangeRow r;
     r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e;
-    r.kind = model::RangeKind::kCpuOp;
+    r.kind = kind;
     r.name = t.strings.Intern(name);
     t.ranges.Append(r);
   }
@@ -67,11 +68,7 @@ DeviceTimeline HostWaitGap(const std::function<void(Builder&)>& fill) {
 
 TEST(Timeline, HostWaitInCpuWorkIsHostBusyAndNamed) {
   DeviceTimeline d = HostWaitGap([](Builder& b) {
-    model::RangeRow r;
-    r.pid = 1; r.tid = 1; r.start_ns = 300 * kUs; r.end_ns = 5300 * kUs;
-    r.kind = model::RangeKind::kUserAnnotation;
-    r.name = b.t.strings.Intern("preprocess");
-    b.t.ranges.Append(r);
+    b.Range("preprocess", 300 * kUs, 5300 * kUs, model::RangeKind::kUserAnnotation);
     b.Range("aten::div", 400 * kUs, 2400 * kUs);
     b.Range("aten::sub", 2500 * kUs, 5200 * kUs);
   });
@@ -93,11 +90,7 @@ TEST(Timeline, RangesStartingTogetherNestLongestFirst) {
   // see the annotation as the parent.
   DeviceTimeline d = HostWaitGap([](Builder& b) {
     b.Range("aten::div", 300 * kUs, 2400 * kUs);
-    model::RangeRow r;
-    r.pid = 1; r.tid = 1; r.start_ns = 300 * kUs; r.end_ns = 5300 * kUs;
-    r.kind = model::RangeKind::kUserAnnotation;
-    r.name = b.t.strings.Intern("preprocess");
-    b.t.ranges.Append(r);
+    b.Range("preprocess", 300 * kUs, 5300 * kUs, model::RangeKind::kUserAnnotation);
     b.Range("aten::sub", 2500 * kUs, 5200 * kUs);
   });
   ASSERT_GE(d.host_busy_names.size(), 3u);
