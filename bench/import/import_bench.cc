@@ -1,10 +1,13 @@
 // import_bench [--variants] [--cli-only] [--repeat N] [--gpuwhy PATH] FILE...
+// import_bench --same-model FILE...   (one thread against two: bit-identical?)
 //                                                    (N defaults to 3; median shown)
 //
 // For each file, each measurement runs in its own forked child so peak RSS is
 // per measurement (ru_maxrss from wait4). Prints one line per measurement:
 //   gzip -dc   the real gzip binary into /dev/null (the baseline)
 //   inflate    InputStream only (ISA-L / zlib), no parsing
+//   parse      ReadKinetoStream on one thread and in segments on two
+//              (KinetoOptions::threads), with the read-ahead inflate thread
 //   import     import::ImportFile (the production path)
 //   +pass      import plus one pass over every event column
 //   +analyze   import plus analysis::AnalyzeTrace
@@ -36,6 +39,7 @@
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/registry.h"
+#include "model/trace_compare.h"
 
 namespace {
 
@@ -249,7 +253,8 @@ Measure Import(const std::string& path, After after) {
   });
 }
 
-Measure KinetoVariantBody(const std::string& path, gpuwhy::InputStreamOptions o) {
+Measure KinetoVariantBody(const std::string& path, gpuwhy::InputStreamOptions o,
+                          gpuwhy::import::KinetoOptions k = {}) {
   {
     Measure m;
     auto t0 = Clock::now();
@@ -257,7 +262,7 @@ Measure KinetoVariantBody(const std::string& path, gpuwhy::InputStreamOptions o)
     if (!s.ok()) return m;
     gpuwhy::model::Trace t;
     gpuwhy::import::KinetoScanStats scan;
-    gpuwhy::Status st = gpuwhy::import::ReadKinetoStream(**s, {}, t, &scan);
+    gpuwhy::Status st = gpuwhy::import::ReadKinetoStream(**s, k, t, &scan);
     m.wall_s = Seconds(t0);
     m.ok = st.ok();
     m.events = static_cast<double>(scan.trace_events);
@@ -267,8 +272,9 @@ Measure KinetoVariantBody(const std::string& path, gpuwhy::InputStreamOptions o)
   }
 }
 
-Measure KinetoVariant(const std::string& path, gpuwhy::InputStreamOptions o) {
-  return RunChild([&] { return KinetoVariantBody(path, o); });
+Measure KinetoVariant(const std::string& path, gpuwhy::InputStreamOptions o,
+                      gpuwhy::import::KinetoOptions k = {}) {
+  return RunChild([&] { return KinetoVariantBody(path, o, k); });
 }
 
 void Print(const char* what, const Measure& m, double json_bytes, double trace_events) {
@@ -305,6 +311,14 @@ void InProcessLines(const std::string& f, double bytes, double events, bool vari
       }
     }
   }
+  // The segmented parse against one thread, both with read-ahead inflate.
+  gpuwhy::import::KinetoOptions one, two;
+  one.threads = 1;
+  two.threads = 2;
+  Print("Kineto parse, 1 thread", KinetoVariant(f, gpuwhy::import::KinetoOptions::ReadAheadOn(), one),
+        bytes, events);
+  Print("Kineto parse, 2 threads", KinetoVariant(f, gpuwhy::import::KinetoOptions::ReadAheadOn(), two),
+        bytes, events);
   Measure imp = Import(f, After::kNothing);
   Print("import (ImportFile)", imp, bytes, events);
   Measure pass = Import(f, After::kPass);
@@ -329,6 +343,29 @@ int main(int argc, char** argv) {
   bool variants = false;
   bool cli_only = false;
   std::string gpuwhy_bin;  // --gpuwhy PATH: also time the real CLI
+  // --same-model FILE...: import each file on one thread and in segments on
+  // two, and say whether the models are bit-identical (no timing).
+  if (argc >= 3 && std::strcmp(argv[1], "--same-model") == 0) {
+    int differ = 0;
+    for (int i = 2; i < argc; ++i) {
+      gpuwhy::model::Trace t[2];
+      gpuwhy::import::KinetoScanStats scan[2];
+      bool ok = true;
+      for (int k = 0; k < 2; ++k) {
+        gpuwhy::import::KinetoOptions o;
+        o.threads = k + 1;
+        auto s = gpuwhy::OpenInputStream(argv[i], gpuwhy::import::KinetoOptions::ReadAheadOn());
+        ok = ok && s.ok() && gpuwhy::import::ReadKinetoStream(**s, o, t[k], &scan[k]).ok();
+      }
+      std::string d = ok ? gpuwhy::model::DescribeDifference(t[0], t[1]) : "import failed";
+      std::printf("%s: %zu rows, %lu segments%s: %s\n", argv[i], t[0].event_count(),
+                  static_cast<unsigned long>(scan[1].segments),
+                  scan[1].serial_fallback ? " (fell back to one thread)" : "",
+                  d.empty() ? "one thread and two threads give bit-identical models" : d.c_str());
+      differ += !d.empty();
+    }
+    return differ == 0 ? 0 : 1;
+  }
   // --once FILE: one in-process import, for `perf record`.
   if (argc == 3 && std::strcmp(argv[1], "--once") == 0) {
     auto t0 = Clock::now();

@@ -2,7 +2,9 @@
 // through the same streaming parser the importer uses. The chunk size is
 // derived from the input length so event-splitting paths are exercised too.
 // Invariants checked on success: every event table is sorted and no kernel
-// ends before it starts.
+// ends before it starts. Every input is also parsed in segments on two
+// threads (KinetoOptions::threads), which must give the same error line or a
+// bit-identical model.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,12 +12,14 @@
 
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
+#include "model/trace_compare.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   gpuwhy::import::KinetoOptions options;
   static constexpr size_t kChunks[] = {1, 2, 3, 7, 64, 4096};
   options.chunk_bytes = kChunks[size % (sizeof(kChunks) / sizeof(kChunks[0]))];
+  options.threads = 1;
   // Table sizing (Trace::ReserveForGrowth) after 512 bytes on every other input.
   options.reserve_after_bytes = (size / 7) % 2 == 0 ? 0 : 512;
   auto in = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
@@ -32,5 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (st.message().empty()) {
     std::abort();  // every error must say what and where
   }
+  gpuwhy::import::KinetoOptions seg = options;
+  static constexpr size_t kSegments[] = {1, 16, 256};
+  seg.threads = 2;
+  seg.segment_bytes = kSegments[(size / 3) % 3];
+  auto in2 = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
+  gpuwhy::model::Trace trace2;
+  gpuwhy::Status st2 = gpuwhy::import::ReadKinetoStream(*in2, seg, trace2);
+  if (st2.message() != st.message()) std::abort();
+  if (st.ok() && !gpuwhy::model::DescribeDifference(trace, trace2).empty()) std::abort();
   return 0;
 }

@@ -12,18 +12,19 @@ namespace gpuwhy {
 namespace {
 
 constexpr const char* kMarker = "GPUWHY_MEMORY_TUNED";
-// hugetlb=1: madvise(MADV_HUGEPAGE) on heap growth (THP "madvise" mode is the
-// common default); top_pad/trim_threshold: grow in 64 MiB steps, never give
-// memory back mid-run; mmap_threshold 16 MiB: columns and analysis arrays
-// up to that come from the (huge-page) heap, larger ones are mapped and
-// returned when freed; arena_max=1: the analysis worker thread allocates
-// from the same heap, so what one section freed serves the next. On the
-// 100x bench trace the last two took peak RSS from 1.51-1.55 to 1.42-1.43
-// million KiB at the same speed (docs/performance.md).
+// top_pad/trim_threshold: grow in 64 MiB steps, never give memory back
+// mid-run; mmap_threshold 16 MiB: columns and analysis arrays up to that come
+// from the heap, larger ones are mapped and returned when freed; arena_max=1:
+// the analysis and parser worker threads allocate from the same heap, so what
+// one section freed serves the next. On the 100x bench trace the last two
+// took peak RSS from 1.51-1.55 to 1.42-1.43 million KiB at the same speed.
+// Transparent huge pages on the heap (glibc.malloc.hugetlb=1) were dropped
+// once the Kineto parse ran on two threads: without them the 10x run peaks
+// ~25 MB lower at the same wall time, and the 100x run is as large and ~5 %
+// faster (docs/performance.md).
 constexpr const char* kTunables =
-    "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=16777216:"
-    "glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=4294967295:"
-    "glibc.malloc.top_pad=67108864";
+    "glibc.malloc.mmap_threshold=16777216:glibc.malloc.arena_max=1:"
+    "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=67108864";
 
 bool Sanitized() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

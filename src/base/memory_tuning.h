@@ -2,18 +2,18 @@
 //
 // Why: a batch run builds a column model of 100 MB+ by growing vectors, then
 // frees it at exit. With glibc's defaults every growth step maps fresh 4 KiB
-// pages and trims them again; on the virtual machines these tools run on each
-// page fault is expensive. On the 10x bench trace (2.16 M events) `analyze
-// --json` takes 67.6k page faults and 1.8 s of CPU by default, 3.2k faults and
-// 1.2 s with these settings (docs/performance.md).
+// pages and trims them again. On the 10x bench trace (2.16 M events) `analyze
+// --json` takes 70-71k page faults by default and 52k with these settings, at
+// about the same time; on the 100x trace it runs 14.7-15.4 s against
+// 15.5-15.7 s (docs/performance.md).
 #pragma once
 
 namespace gpuwhy {
 
 // TuneMemoryForBatch: when glibc is the allocator and GLIBC_TUNABLES is not
 // already set by the user, re-executes /proc/self/exe once with the same argv
-// and GLIBC_TUNABLES asking for transparent huge pages on the heap
-// (glibc.malloc.hugetlb=1), no heap trimming and a 64 MiB top pad. In the
+// and GLIBC_TUNABLES asking for one malloc arena, a 16 MiB mmap threshold,
+// no heap trimming and a 64 MiB top pad. In the
 // re-executed process it removes both variables again, so that nothing the
 // command starts inherits them. Returns normally (settings unchanged) when
 // GPUWHY_MEMORY_TUNING=0, under a sanitizer, or when exec fails. Call first

@@ -25,6 +25,12 @@
 #define GPUWHY_COL_BYTES(type, name, def) b += name.capacity() * sizeof(type);
 #define GPUWHY_COL_PERMUTE(type, name, def) ::gpuwhy::model::ApplyPermutation(name, order);
 #define GPUWHY_COL_SHRINK(type, name, def) name.shrink_to_fit();
+#define GPUWHY_COL_CLEAR(type, name, def) name.clear();
+// Columns declared with the type token StringId hold pool ids: AppendFrom
+// maps them through `remap`; every other column is copied as it is.
+#define GPUWHY_COL_APPEND(type, name, def)                                            \
+  ::gpuwhy::model::AppendColumn(name, o.name,                                         \
+                                ::gpuwhy::model::IsStringIdToken(#type) ? remap : nullptr);
 #define GPUWHY_COL_DIFF(type, name, def) \
   if (!::gpuwhy::model::SameBits(name, o.name)) return #name;
 
@@ -37,6 +43,30 @@ void ApplyPermutation(std::vector<T>& col, const std::vector<uint32_t>& order) {
   out.reserve(col.size());
   for (uint32_t j : order) out.push_back(col[j]);
   col.swap(out);
+}
+
+// IsStringIdToken: true for the column type token "StringId" (see
+// GPUWHY_COL_APPEND); a constant expression.
+constexpr bool IsStringIdToken(const char* t) {
+  const char* k = "StringId";
+  for (; *t != 0 && *t == *k; ++t, ++k) {
+  }
+  return *t == 0 && *k == 0;
+}
+
+// AppendColumn: dst += src; with `remap`, each value v becomes remap[v]
+// (string ids of another pool, translated into this one).
+template <typename T>
+void AppendColumn(std::vector<T>& dst, const std::vector<T>& src, const uint32_t* remap) {
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    if (remap != nullptr) {
+      const size_t n = dst.size();
+      dst.resize(n + src.size());
+      for (size_t i = 0; i < src.size(); ++i) dst[n + i] = remap[src[i]];
+      return;
+    }
+  }
+  dst.insert(dst.end(), src.begin(), src.end());
 }
 
 // SameBits: equal sizes and byte-identical elements (NaN payloads included,
@@ -75,6 +105,18 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
       return r;                                                           \
     }                                                                     \
     void Reserve(size_t n) { COLS(GPUWHY_COL_RESERVE) }                   \
+    /* AppendFrom: append every row of o; its StringId columns index     \
+       another pool and are translated through remap (indexed by o's     \
+       ids, covering all of them). */                                    \
+    void AppendFrom(const Table& o, const uint32_t* remap) {              \
+      COLS(GPUWHY_COL_APPEND)                                             \
+      size_ += o.size_;                                                   \
+    }                                                                     \
+    /* Clear: no rows; capacity is kept for reuse. */                     \
+    void Clear() {                                                        \
+      COLS(GPUWHY_COL_CLEAR)                                              \
+      size_ = 0;                                                          \
+    }                                                                     \
     /* Permute: reorder rows so new row i is old row order[i]. */         \
     void Permute(const std::vector<uint32_t>& order) { COLS(GPUWHY_COL_PERMUTE) } \
     void ShrinkToFit() { COLS(GPUWHY_COL_SHRINK) }                        \

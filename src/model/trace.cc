@@ -111,6 +111,23 @@ void Trace::Finalize() {
             [](const Device& a, const Device& b) { return a.device_id < b.device_id; });
 }
 
+void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap) {
+  const StringId* r = remap.data();
+  const auto kernel_base = static_cast<uint32_t>(kernels.size());
+  const size_t first_collective = collectives.size();
+  kernels.AppendFrom(part.kernels, r);
+  memcpys.AppendFrom(part.memcpys, r);
+  memsets.AppendFrom(part.memsets, r);
+  api_calls.AppendFrom(part.api_calls, r);
+  syncs.AppendFrom(part.syncs, r);
+  ranges.AppendFrom(part.ranges, r);
+  markers.AppendFrom(part.markers, r);
+  collectives.AppendFrom(part.collectives, r);
+  gpu_processes.AppendFrom(part.gpu_processes, r);
+  for (size_t i = first_collective; i < collectives.size(); ++i)
+    collectives.kernel_row[i] += kernel_base;
+}
+
 size_t Trace::event_count() const {
   return kernels.size() + memcpys.size() + memsets.size() + api_calls.size() + syncs.size() +
          ranges.size() + markers.size();

@@ -319,6 +319,15 @@ class Trace {
   // never filled is address space only: its pages are never touched.
   void ReserveForGrowth(double factor);
 
+  // AppendEventsFrom: append the rows of every event table of `part` (a
+  // trace read from a later stretch of the same source, not yet finalized),
+  // translating its string ids through `remap` (part id -> this pool's id,
+  // one entry per part string) and re-pointing its collectives at the kernel
+  // rows they now follow. Side tables (devices, processes, counters, ...),
+  // info and stats are left to the caller, whose rules for merging them
+  // depend on the format.
+  void AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap);
+
   // event_count: rows across all event tables (for throughput figures).
   size_t event_count() const;
   // memory_bytes: approximate heap bytes of the model.

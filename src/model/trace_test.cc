@@ -117,6 +117,76 @@ TEST(Trace, ReserveForGrowthKeepsRowsAndOnlyAddsCapacity) {
   EXPECT_EQ(t.kernels.start_ns.capacity(), cap);
 }
 
+TEST(Trace, AppendEventsFromTranslatesEveryStringColumn) {
+  Trace into;
+  into.strings.Intern("already here");
+  KernelRow k0;
+  k0.name = into.strings.Intern("k0");
+  into.kernels.Append(k0);
+  // The part's pool orders its strings differently.
+  Trace part;
+  auto id = [&](const char* s) { return part.strings.Intern(s); };
+  KernelRow k;
+  k.name = id("gemm");
+  k.start_ns = 5;
+  part.kernels.Append(k);
+  part.kernels.Append(k);
+  CollectiveRow c;
+  c.kernel_row = 1;
+  c.collective_name = id("allreduce");
+  c.dtype = id("Float");
+  c.process_group_name = id("0");
+  c.process_group_desc = id("default_pg");
+  c.process_group_ranks = id("[0, 1]");
+  part.collectives.Append(c);
+  RangeRow r;
+  r.name = id("aten::mm");
+  r.input_dims = id("[[2, 3]]");
+  r.input_types = id("float");
+  r.input_strides = id("[[3, 1]]");
+  r.concrete_inputs = id("['', '']");
+  part.ranges.Append(r);
+  MarkerRow m;
+  m.name = id("already here");
+  m.domain = id("mark");
+  part.markers.Append(m);
+  ApiRow a;
+  a.name = id("cudaLaunchKernel");
+  part.api_calls.Append(a);
+  std::vector<StringId> remap(part.strings.size());
+  for (StringId i = 0; i < remap.size(); ++i) remap[i] = into.strings.Intern(part.strings.Get(i));
+  into.AppendEventsFrom(part, remap);
+
+  ASSERT_EQ(into.kernels.size(), 3u);
+  EXPECT_EQ(into.Str(into.kernels.name[0]), "k0");
+  EXPECT_EQ(into.Str(into.kernels.name[2]), "gemm");
+  EXPECT_EQ(into.kernels.start_ns[2], 5);
+  ASSERT_EQ(into.collectives.size(), 1u);
+  EXPECT_EQ(into.collectives.kernel_row[0], 2u);  // row 1 of the part follows k0
+  EXPECT_EQ(into.Str(into.collectives.collective_name[0]), "allreduce");
+  EXPECT_EQ(into.Str(into.collectives.dtype[0]), "Float");
+  EXPECT_EQ(into.Str(into.collectives.process_group_name[0]), "0");
+  EXPECT_EQ(into.Str(into.collectives.process_group_desc[0]), "default_pg");
+  EXPECT_EQ(into.Str(into.collectives.process_group_ranks[0]), "[0, 1]");
+  EXPECT_EQ(into.Str(into.ranges.name[0]), "aten::mm");
+  EXPECT_EQ(into.Str(into.ranges.input_dims[0]), "[[2, 3]]");
+  EXPECT_EQ(into.Str(into.ranges.input_types[0]), "float");
+  EXPECT_EQ(into.Str(into.ranges.input_strides[0]), "[[3, 1]]");
+  EXPECT_EQ(into.Str(into.ranges.concrete_inputs[0]), "['', '']");
+  EXPECT_EQ(into.Str(into.markers.name[0]), "already here");
+  EXPECT_EQ(into.Str(into.markers.domain[0]), "mark");
+  EXPECT_EQ(into.Str(into.api_calls.name[0]), "cudaLaunchKernel");
+  // Clear empties a table and keeps its capacity for the next part.
+  const size_t cap = part.ranges.name.capacity();
+  part.ranges.Clear();
+  EXPECT_TRUE(part.ranges.empty());
+  EXPECT_TRUE(part.ranges.input_dims.empty());
+  EXPECT_EQ(part.ranges.name.capacity(), cap);
+}
+
+static_assert(IsStringIdToken("StringId") && !IsStringIdToken("uint32_t") &&
+              !IsStringIdToken("StringIds") && !IsStringIdToken("String"));
+
 TEST(ImportStats, NamesAreStable) {
   EXPECT_EQ(kImportStatInfo[static_cast<size_t>(ImportStat::unknown_category)].name,
             "unknown_category");

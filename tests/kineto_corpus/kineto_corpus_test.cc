@@ -137,6 +137,42 @@ TEST(KinetoCorpus, TablesSizedEarlyGiveTheSameModel) {
   EXPECT_GE(sized, 10u);
 }
 
+// The segmented parse (KinetoOptions::threads > 1) must give every real
+// trace the one-thread model, bit for bit: 16 KiB segments, so that even the
+// small traces are cut into many, merged across every kind of event.
+TEST(KinetoCorpus, SegmentsOnTwoThreadsGiveTheOneThreadModel) {
+  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
+  size_t cut = 0, fallback = 0;
+  for (const Expected& e : ReadTable()) {
+    SCOPED_TRACE(e.file);
+    auto read = [&](int threads, KinetoScanStats* scan) {
+      model::Trace t;
+      auto in = OpenInputStream(kDir + "/" + e.file);
+      EXPECT_TRUE(in.ok());
+      if (!in.ok()) return t;
+      KinetoOptions o;
+      o.threads = threads;
+      o.chunk_bytes = 16 << 10;
+      o.segment_bytes = 16 << 10;
+      Status st = ReadKinetoStream(**in, o, t, scan);
+      EXPECT_TRUE(st.ok()) << st.message();
+      return t;
+    };
+    KinetoScanStats one, two;
+    model::Trace serial = read(1, &one);
+    model::Trace segmented = read(2, &two);
+    EXPECT_EQ(model::DescribeDifference(serial, segmented), "");
+    EXPECT_EQ(two.trace_events, one.trace_events);
+    cut += two.segments > 1;
+    fallback += two.serial_fallback;
+  }
+  // Every corpus trace but the tiniest is longer than one 16 KiB segment.
+  EXPECT_GE(cut, 10u);
+  // Real traces hold no string that looks like an event boundary.
+  EXPECT_EQ(fallback, 0u);
+}
+
 TEST(KinetoCorpus, DirectoryExpandsToTheTraces) {
   if (!std::filesystem::exists(kDir + "/SOURCES.md"))
     GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";

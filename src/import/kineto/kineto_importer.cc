@@ -7,8 +7,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <limits>
 #include <map>
 #include <new>
@@ -619,20 +623,60 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
 
 // ---- The streaming document parser ----
 
+// ArrayState: where the traceEvents loop stands. kElemOrEnd and kElem parse
+// alike ("[]" and a trailing comma are both accepted); kCommaOrEnd follows an
+// element.
+enum class ArrayState : uint8_t { kElemOrEnd, kElem, kCommaOrEnd };
+
+// SegmentEnd: how a segment parse stopped. kBoundary: at the segment's end,
+// between elements (so the next segment starts at an element). kArrayEnd: at
+// the ']' closing traceEvents. kUnverified: elsewhere (an element ran past the
+// cut, which was then no boundary). kTruncated: the stream's last segment
+// ended inside the array.
+enum class SegmentEnd : uint8_t { kBoundary, kArrayEnd, kUnverified, kTruncated };
+
+// SegmentJob: one stretch of traceEvents, parsed by a worker into `part`.
+struct SegmentJob {
+  std::vector<char> bytes;  // len bytes of JSON, then kPad zero bytes
+  size_t len = 0;
+  uint64_t base = 0;   // decompressed offset of bytes[0]
+  bool final = false;  // ends where the stream ends
+  // Written by the worker.
+  model::Trace part;
+  Status status;
+  SegmentEnd end = SegmentEnd::kUnverified;
+  ArrayState end_state = ArrayState::kElem;
+  size_t end_pos = 0;  // where the parse stopped, in bytes
+  uint64_t events = 0, bad_utf8 = 0;
+  int64_t min_ts_ns = std::numeric_limits<int64_t>::max();
+  bool saw_hip = false, saw_cuda = false;
+  std::vector<std::string> counter_keys;  // key of each part.counters series
+  bool done = false;                      // guarded by the pool's mutex
+};
+
 class KinetoParser {
  public:
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
       : in_(in),
         chunk_(std::max<size_t>(options.chunk_bytes, 1)),
         reserve_after_(options.reserve_after_bytes),
-        trace_(trace) {}
+        trace_(trace),
+        threads_(options.threads != 0 ? options.threads
+                                      : (std::thread::hardware_concurrency() >= 2 ? 2 : 1)),
+        segment_bytes_(std::max<size_t>(options.segment_bytes, 1)) {}
 
   Status Run();
   uint64_t events() const { return event_index_; }
   double reserve_factor() const { return reserve_factor_; }
   uint64_t bytes() const { return base_off_ + len_; }
+  uint64_t segments() const { return segments_; }
+  bool serial_fallback() const { return serial_fallback_; }
 
  private:
+  // Segment mode: a worker's parser over one SegmentJob (no stream reads).
+  KinetoParser(InputStream& in, model::Trace& part)
+      : in_(in), chunk_(1), reserve_after_(0), trace_(part), segment_mode_(true) {}
+
   // Buffer management.
   Status Refill(const char* context);
   const char* Buf() const { return buf_.data(); }
@@ -648,7 +692,16 @@ class KinetoParser {
   Status Peek(const char* context, char* c);
 
   Status TopLevelValue(const std::string& key);
-  Status ParseEvents();
+  Status ParseEvents(ArrayState st);
+  // ParseEventsParallel: traceEvents from pos_ (just after '[') on threads_
+  // workers; leaves the parser after the array as ParseEvents does.
+  Status ParseEventsParallel();
+  // ParseSegment: run in a worker; parses job.bytes into job.part.
+  void ParseSegment(SegmentJob& job);
+  // MergePart: append a parsed segment to trace_ as if it had been parsed
+  // here: string ids remapped in first-use order, side tables merged by the
+  // rules CommitMetadata/CommitCounter apply event by event.
+  void MergePart(SegmentJob& job);
   Status SkipLargeValue();
   Status ParseDom(JVal* v, const char* context);
 
@@ -671,7 +724,7 @@ class KinetoParser {
 
   // MaybeReserve: once, after options.reserve_after_bytes of JSON, size the
   // event tables for the whole input from the share of it read so far.
-  void MaybeReserve();
+  void MaybeReserve(uint64_t parsed_bytes);
 
   void Commit(RawEvent& ev);
   void CommitComplete(RawEvent& ev);
@@ -702,6 +755,16 @@ class KinetoParser {
   int64_t min_ts_ns_ = std::numeric_limits<int64_t>::max();
   std::map<std::string, size_t, std::less<>> counter_index_;
   std::string counter_key_;
+
+  int threads_ = 1;
+  size_t segment_bytes_ = 0;
+  bool segment_mode_ = false;
+  bool segment_final_ = false;
+  SegmentEnd segment_end_ = SegmentEnd::kUnverified;
+  ArrayState segment_state_ = ArrayState::kElem;
+  uint64_t segments_ = 0;
+  bool serial_fallback_ = false;
+  std::vector<StringId> remap_;
 };
 
 Status KinetoParser::Refill(const char* context) {
@@ -913,7 +976,7 @@ Status KinetoParser::TopLevelValue(const std::string& key) {
     if (c != '[') return ContainerError(at, "traceEvents is not an array");
     ++pos_;
     saw_events_ = true;
-    return ParseEvents();
+    return threads_ > 1 ? ParseEventsParallel() : ParseEvents(ArrayState::kElemOrEnd);
   }
   if (key == "deviceProperties" || key == "computeProperties") {
     if (c != '[') return ContainerError(at, key + " is not an array");
@@ -962,8 +1025,8 @@ Status KinetoParser::TopLevelValue(const std::string& key) {
   return SkipLargeValue();
 }
 
-Status KinetoParser::ParseEvents() {
-  enum { kElemOrEnd, kElem, kCommaOrEnd } st = kElemOrEnd;
+Status KinetoParser::ParseEvents(ArrayState st) {
+  using enum ArrayState;
   RawEvent ev;
   for (;;) {
     const char* p = Buf() + pos_;
@@ -978,6 +1041,7 @@ Status KinetoParser::ParseEvents() {
         }
         if (*p == ']') {
           pos_ = static_cast<size_t>(p + 1 - Buf());
+          segment_end_ = SegmentEnd::kArrayEnd;
           return Status::Ok();
         }
         lex_.Error(p, "expected ',' or ']' in traceEvents");
@@ -986,6 +1050,7 @@ Status KinetoParser::ParseEvents() {
       if (*p == ']') {
         // "[]" ends here; "[..., ]" (a trailing comma) is tolerated.
         pos_ = static_cast<size_t>(p + 1 - Buf());
+        segment_end_ = SegmentEnd::kArrayEnd;
         return Status::Ok();
       }
       const char* start = p;
@@ -1014,19 +1079,28 @@ Status KinetoParser::ParseEvents() {
       st = kCommaOrEnd;
     }
     pos_ = static_cast<size_t>(p - Buf());
+    if (segment_mode_) {
+      // The coordinator decides what the stop means (it knows the event
+      // count before this segment, for the truncation message).
+      segment_state_ = st;
+      segment_end_ = segment_final_ ? SegmentEnd::kTruncated
+                     : (st == kElem && pos_ == len_) ? SegmentEnd::kBoundary
+                                                     : SegmentEnd::kUnverified;
+      return Status::Ok();
+    }
     if (eof_) {
       return InvalidInput(fmt::format("{}: truncated JSON at byte {} (inside traceEvents, after event {})",
                                       in_.path(), base_off_ + len_, event_index_));
     }
-    MaybeReserve();
+    MaybeReserve(OffsetOf(Buf() + pos_));
     RETURN_IF_ERROR(Refill("inside traceEvents"));
   }
 }
 
-void KinetoParser::MaybeReserve() {
-  if (reserved_ || reserve_after_ == 0 || OffsetOf(Buf() + pos_) < reserve_after_) return;
+void KinetoParser::MaybeReserve(uint64_t parsed_bytes) {
+  if (reserved_ || reserve_after_ == 0 || parsed_bytes < reserve_after_) return;
   reserved_ = true;
-  const double parsed = static_cast<double>(OffsetOf(Buf() + pos_));
+  const double parsed = static_cast<double>(parsed_bytes);
   const double raw_total = static_cast<double>(in_.raw_size());
   const double raw_done = static_cast<double>(in_.raw_offset());
   const double out_done = static_cast<double>(in_.offset());
@@ -1046,6 +1120,358 @@ void KinetoParser::MaybeReserve() {
     reserve_factor_ = factor * 1.05;
   } catch (const std::bad_alloc&) {
     // Address space refused: the tables keep growing by doubling.
+  }
+}
+
+// ---- Parallel traceEvents: segments cut at event boundaries ----
+
+// SegmentPool: worker threads taking SegmentJobs in order of submission.
+class SegmentPool {
+ public:
+  template <typename Fn>
+  SegmentPool(int workers, Fn fn) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this, fn] { Loop(fn); });
+  }
+  ~SegmentPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void Submit(SegmentJob* job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job->done = false;
+      todo_.push_back(job);
+    }
+    work_.notify_one();
+  }
+  // Done: whether `job` has been parsed (without waiting).
+  bool Done(const SegmentJob* job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return job->done;
+  }
+  void Wait(const SegmentJob* job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [job] { return job->done; });
+  }
+
+ private:
+  template <typename Fn>
+  void Loop(Fn fn) {
+    for (;;) {
+      SegmentJob* job = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_.wait(lock, [this] { return stop_ || !todo_.empty(); });
+        if (stop_) return;  // jobs still queued are abandoned: the parse failed
+        job = todo_.front();
+        todo_.pop_front();
+      }
+      fn(*job);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        job->done = true;
+      }
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable work_, done_;
+  std::deque<SegmentJob*> todo_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// FindCut: the last position b in [lo, len) that looks like the start of a
+// traceEvents element after another: '{' then whitespace and '"', preceded by
+// whitespace, ',' and whitespace after '}'. A string may hold that text too,
+// so the cut is checked later (SegmentEnd::kBoundary). 0 when none.
+size_t FindCut(const char* s, size_t lo, size_t len) {
+  size_t hi = len;
+  while (hi > lo) {
+    const void* hit = memrchr(s + lo, '{', hi - lo);
+    if (hit == nullptr) return 0;
+    size_t b = static_cast<size_t>(static_cast<const char*>(hit) - s);
+    hi = b;
+    size_t a = b + 1;
+    while (a < len && IsWs(s[a])) ++a;
+    if (a >= len || s[a] != '"') continue;
+    size_t k = b;
+    while (k > 0 && IsWs(s[k - 1])) --k;
+    if (k == 0 || s[k - 1] != ',') continue;
+    --k;
+    while (k > 0 && IsWs(s[k - 1])) --k;
+    if (k == 0 || s[k - 1] != '}') continue;
+    return b;
+  }
+  return 0;
+}
+
+void ResetPart(model::Trace& t) {
+  t.strings = StringPool();
+  t.info = model::TraceInfo();
+  t.processes.clear();
+  t.threads.clear();
+  t.streams.clear();
+  t.counters.clear();
+  t.stats = model::ImportStats();
+  t.kernels.Clear();
+  t.memcpys.Clear();
+  t.memsets.Clear();
+  t.api_calls.Clear();
+  t.syncs.Clear();
+  t.ranges.Clear();
+  t.markers.Clear();
+  t.collectives.Clear();
+  t.gpu_processes.Clear();
+}
+
+void KinetoParser::ParseSegment(SegmentJob& job) {
+  ResetPart(job.part);
+  KinetoParser sub(in_, job.part);
+  sub.buf_.swap(job.bytes);
+  sub.len_ = job.len;
+  sub.base_off_ = job.base;
+  sub.eof_ = true;
+  sub.segment_final_ = job.final;
+  try {
+    job.status = sub.ParseEvents(ArrayState::kElem);
+  } catch (const std::bad_alloc&) {
+    job.status = InvalidInput(fmt::format("{}: out of memory parsing traceEvents at byte {}",
+                                          in_.path(), job.base));
+  }
+  sub.buf_.swap(job.bytes);
+  job.end = sub.segment_end_;
+  job.end_state = sub.segment_state_;
+  job.end_pos = sub.pos_;
+  job.events = sub.event_index_;
+  job.bad_utf8 = sub.bad_utf8_total_;
+  job.min_ts_ns = sub.min_ts_ns_;
+  job.saw_hip = sub.saw_hip_;
+  job.saw_cuda = sub.saw_cuda_;
+  job.counter_keys.assign(job.part.counters.size(), std::string());
+  for (const auto& [key, idx] : sub.counter_index_) job.counter_keys[idx] = key;
+}
+
+void KinetoParser::MergePart(SegmentJob& job) {
+  const model::Trace& part = job.part;
+  // Interning the part's strings in its first-use order reproduces the
+  // one-thread pool: the strings new here are exactly those first used in
+  // this segment, in that order.
+  remap_.resize(part.strings.size());
+  for (StringId i = 0; i < remap_.size(); ++i) remap_[i] = trace_.strings.Intern(part.strings.Get(i));
+  trace_.AppendEventsFrom(part, remap_);
+  trace_.stats.Merge(part.stats);
+  // processes and threads: first appearance sets the order, the last name
+  // wins; streams: the first name wins (as CommitMetadata does).
+  for (const model::Process& p : part.processes) {
+    auto it = std::find_if(trace_.processes.begin(), trace_.processes.end(),
+                           [&](const model::Process& q) { return q.pid == p.pid; });
+    if (it != trace_.processes.end()) it->name = remap_[p.name];
+    else trace_.processes.push_back({p.pid, remap_[p.name]});
+  }
+  for (const model::Thread& t : part.threads) {
+    auto it = std::find_if(trace_.threads.begin(), trace_.threads.end(), [&](const model::Thread& q) {
+      return q.pid == t.pid && q.tid == t.tid;
+    });
+    if (it != trace_.threads.end()) it->name = remap_[t.name];
+    else trace_.threads.push_back({t.pid, t.tid, remap_[t.name]});
+  }
+  for (const model::Stream& s : part.streams) {
+    bool known = std::any_of(trace_.streams.begin(), trace_.streams.end(), [&](const model::Stream& q) {
+      return q.device_id == s.device_id && q.stream_id == s.stream_id;
+    });
+    if (known) continue;
+    model::Stream m = s;
+    m.name = remap_[s.name];
+    trace_.streams.push_back(m);
+  }
+  for (size_t i = 0; i < part.counters.size(); ++i) {
+    const model::CounterSeries& s = part.counters[i];
+    auto it = counter_index_.find(job.counter_keys[i]);
+    size_t idx;
+    if (it == counter_index_.end()) {
+      idx = trace_.counters.size();
+      model::CounterSeries m;
+      m.name = remap_[s.name];
+      m.device_id = s.device_id;
+      m.source = remap_[s.source];
+      trace_.counters.push_back(std::move(m));
+      counter_index_.emplace(job.counter_keys[i], idx);
+    } else {
+      idx = it->second;
+    }
+    model::CounterSeries& g = trace_.counters[idx];
+    g.ts_ns.insert(g.ts_ns.end(), s.ts_ns.begin(), s.ts_ns.end());
+    g.value.insert(g.value.end(), s.value.begin(), s.value.end());
+  }
+  model::TraceInfo& info = trace_.info;
+  const model::TraceInfo& pi = part.info;
+  info.ac2g_flow_ids.insert(info.ac2g_flow_ids.end(), pi.ac2g_flow_ids.begin(),
+                            pi.ac2g_flow_ids.end());
+  if (IsValid(pi.capture_start_ns))
+    info.capture_start_ns = IsValid(info.capture_start_ns)
+                                ? std::min(info.capture_start_ns, pi.capture_start_ns)
+                                : pi.capture_start_ns;
+  if (IsValid(pi.capture_end_ns))
+    info.capture_end_ns = IsValid(info.capture_end_ns)
+                              ? std::max(info.capture_end_ns, pi.capture_end_ns)
+                              : pi.capture_end_ns;
+  min_ts_ns_ = std::min(min_ts_ns_, job.min_ts_ns);
+  saw_hip_ = saw_hip_ || job.saw_hip;
+  saw_cuda_ = saw_cuda_ || job.saw_cuda;
+  bad_utf8_total_ += job.bad_utf8;
+  event_index_ += job.events;
+  ++segments_;
+}
+
+Status KinetoParser::ParseEventsParallel() {
+  // The reader (this thread) cuts the decompressed stream into segments of
+  // about segment_bytes_ that start at an element, workers parse them into
+  // segment-local tables, and this thread merges them in file order. A
+  // segment counts only when the one before it stopped exactly at its cut
+  // (kBoundary); otherwise the rest is parsed here, on one thread.
+  std::vector<std::unique_ptr<SegmentJob>> spare;
+  auto take_job = [&]() -> std::unique_ptr<SegmentJob> {
+    if (spare.empty()) return std::make_unique<SegmentJob>();
+    std::unique_ptr<SegmentJob> j = std::move(spare.back());
+    spare.pop_back();
+    j->len = 0;
+    j->final = false;
+    return j;
+  };
+  auto room = [&](SegmentJob& j, size_t want) {
+    // Sized once for a segment plus a read; only an element longer than a
+    // segment grows it further (by doubling).
+    if (j.bytes.size() < j.len + want + kPad)
+      j.bytes.resize(std::max(j.len + want + kPad, j.len >= segment_bytes_ ? 2 * j.len : 0));
+  };
+  std::unique_ptr<SegmentJob> cur = take_job();
+  cur->len = len_ - pos_;
+  cur->base = OffsetOf(Buf() + pos_);
+  room(*cur, segment_bytes_ + chunk_);
+  std::memcpy(cur->bytes.data(), Buf() + pos_, cur->len);
+  size_t searched = 0;  // cur bytes before this hold no cut
+  bool reader_eof = eof_;
+  Status read_error;
+
+  // Hand everything not yet merged back to the one-thread parser: buf_ gets
+  // `from`'s bytes from `at` on, then the later segments' and cur's.
+  std::deque<std::unique_ptr<SegmentJob>> in_flight;
+  std::unique_ptr<SegmentPool> pool;
+  auto take_over = [&](SegmentJob& from, size_t at) {
+    pool.reset();  // joins the workers; later segments are dropped
+    size_t total = from.len - at + cur->len;
+    for (const auto& j : in_flight) total += (j.get() == &from) ? 0 : j->len;
+    std::vector<char> b(total + chunk_ + kPad);
+    size_t n = 0;
+    auto put = [&](const SegmentJob& j, size_t off) {
+      std::memcpy(b.data() + n, j.bytes.data() + off, j.len - off);
+      n += j.len - off;
+    };
+    put(from, at);
+    for (const auto& j : in_flight)
+      if (j.get() != &from) put(*j, 0);
+    put(*cur, 0);
+    std::memset(b.data() + n, 0, kPad);
+    buf_.swap(b);
+    base_off_ = from.base + at;
+    pos_ = 0;
+    len_ = n;
+    eof_ = reader_eof;
+  };
+
+  for (;;) {
+    // Merge finished segments in order; wait for the oldest when enough are
+    // queued (memory stays bounded) or when nothing is left to read.
+    while (!in_flight.empty()) {
+      SegmentJob& head = *in_flight.front();
+      const bool must = in_flight.size() >= static_cast<size_t>(2 * threads_) || reader_eof ||
+                        !read_error.ok();
+      if (!must && !pool->Done(&head)) break;
+      pool->Wait(&head);
+      if (!head.status.ok()) return head.status;
+      MergePart(head);
+      switch (head.end) {
+        case SegmentEnd::kBoundary:
+          MaybeReserve(head.base + head.len);
+          spare.push_back(std::move(in_flight.front()));
+          in_flight.pop_front();
+          continue;
+        case SegmentEnd::kTruncated:
+          return InvalidInput(fmt::format("{}: truncated JSON at byte {} (inside traceEvents, after event {})",
+                                          in_.path(), head.base + head.len, event_index_));
+        case SegmentEnd::kArrayEnd:
+          take_over(head, head.end_pos);
+          return Status::Ok();
+        case SegmentEnd::kUnverified: {
+          serial_fallback_ = true;
+          ArrayState st = head.end_state;
+          take_over(head, head.end_pos);
+          return ParseEvents(st);
+        }
+      }
+    }
+    if (!read_error.ok()) return read_error;
+    if (reader_eof) {
+      if (pool == nullptr) {
+        // The whole array fit in one segment: parse it here.
+        buf_.swap(cur->bytes);
+        base_off_ = cur->base;
+        pos_ = 0;
+        len_ = cur->len;
+        eof_ = true;
+        return ParseEvents(ArrayState::kElem);
+      }
+      if (cur != nullptr) {
+        cur->final = true;
+        in_flight.push_back(std::move(cur));
+        pool->Submit(in_flight.back().get());
+        cur = take_job();  // empty: take_over appends nothing from it
+      }
+      continue;
+    }
+    // Read one chunk into cur.
+    room(*cur, chunk_);
+    Result<size_t> got = in_.Read(cur->bytes.data() + cur->len, chunk_);
+    if (!got.ok()) {
+      read_error = got.status();
+      if (pool == nullptr) return read_error;
+      continue;
+    }
+    if (*got == 0) {
+      reader_eof = true;
+      std::memset(cur->bytes.data() + cur->len, 0, kPad);
+      continue;
+    }
+    cur->len += *got;
+    if (cur->len < segment_bytes_) continue;
+    size_t cut = FindCut(cur->bytes.data(), searched, cur->len);
+    if (cut == 0) {
+      // One element longer than a segment: keep reading (a pattern may
+      // straddle the end, so look at the last bytes again next time).
+      searched = cur->len > 64 ? cur->len - 64 : 0;
+      continue;
+    }
+    std::unique_ptr<SegmentJob> next = take_job();
+    next->len = cur->len - cut;
+    next->base = cur->base + cut;
+    next->final = false;
+    room(*next, segment_bytes_ + chunk_);
+    std::memcpy(next->bytes.data(), cur->bytes.data() + cut, next->len);
+    cur->len = cut;
+    cur->final = false;
+    std::memset(cur->bytes.data() + cur->len, 0, kPad);
+    searched = 0;
+    if (pool == nullptr)
+      pool = std::make_unique<SegmentPool>(threads_, [this](SegmentJob& j) { ParseSegment(j); });
+    in_flight.push_back(std::move(cur));
+    pool->Submit(in_flight.back().get());
+    cur = std::move(next);
   }
 }
 
@@ -1713,12 +2139,15 @@ void KinetoParser::CommitMetadata(const RawEvent& ev) {
     if (IsValid(stream) && IsValid(pid) && IsValid(ev.tid)) {
       // GPU rows are named "stream N" (pid = device); Kineto's sync rows
       // ("stream N (sync)") have no number-only suffix and stay threads.
+      // The name is interned even for a repeated stream, so that which
+      // strings an event interns depends on the event alone (MergePart).
+      StringId name = trace_.strings.Intern(value);
       for (const model::Stream& s : trace_.streams)
         if (s.device_id == pid && s.stream_id == stream) return;
       model::Stream s;
       s.device_id = pid;
       s.stream_id = stream;
-      s.name = trace_.strings.Intern(value);
+      s.name = name;
       trace_.streams.push_back(s);
       return;
     }
@@ -1985,6 +2414,8 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
     scan->trace_events = parser.events();
     scan->json_bytes = parser.bytes();
     scan->reserve_factor = parser.reserve_factor();
+    scan->segments = parser.segments();
+    scan->serial_fallback = parser.serial_fallback();
   }
   return st;
 }

@@ -34,6 +34,17 @@ struct KinetoOptions {
   // little was copied yet. 0 turns it off; an estimate past half the
   // machine's memory is not reserved. The model is the same either way.
   uint64_t reserve_after_bytes = uint64_t{32} << 20;
+  // threads: traceEvents parsers. Above 1, the events are cut into segments
+  // of at least segment_bytes (a cut waits for the next read that passes it)
+  // at event boundaries, parsed on that many threads into segment-local
+  // tables, and merged in file order; the model, counters and errors are
+  // bit-identical to the one-thread parse (tests assert it on every shared
+  // trace; the fuzzer on every input). An array that fits in one segment is
+  // parsed on the calling thread. 0 picks 2 on a machine with two or more
+  // cores, else 1. 1 MiB segments: on the 10x bench trace, 4 MiB ones parsed
+  // no faster and held 40 MB more (docs/performance.md).
+  int threads = 0;
+  size_t segment_bytes = size_t{1} << 20;
   // Used by KinetoImporter::Read when opening the file. Read-ahead is on: the
   // inflate thread saves ~0.1 s of 1.3 s on the 10x bench trace (bench/import).
   InputStreamOptions stream = ReadAheadOn();
@@ -52,6 +63,11 @@ struct KinetoScanStats {
   // reserve_factor: the growth the event tables were sized for once
   // reserve_after_bytes had been read (0: they were not sized).
   double reserve_factor = 0;
+  // segments: traceEvents segments merged from the parallel parse (0: one
+  // thread parsed them); serial_fallback: a cut turned out not to be an
+  // event boundary (a string held "},{"), so the rest was parsed on one thread.
+  uint64_t segments = 0;
+  bool serial_fallback = false;
 };
 
 // ReadKinetoStream: parse a Kineto JSON document from `in` into `trace` (which

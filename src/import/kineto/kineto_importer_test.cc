@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <string>
 
 #include "model/trace_compare.h"
@@ -495,29 +496,182 @@ std::string ManyEvents(int steps) {
 
 TEST(KinetoImporter, TablesSizedForTheWholeInputGiveTheSameModel) {
   const std::string json = ManyEvents(300);
-  for (size_t chunk : {size_t{977}, size_t{1} << 20}) {
-    SCOPED_TRACE(chunk);
-    auto read = [&](uint64_t reserve_after, KinetoScanStats* scan) {
-      auto in = OpenMemoryStream(json, "test.json");
-      model::Trace t;
-      KinetoOptions o;
-      o.chunk_bytes = chunk;
-      o.reserve_after_bytes = reserve_after;
-      EXPECT_TRUE(ReadKinetoStream(*in, o, t, scan).ok());
-      return t;
-    };
-    KinetoScanStats off, on;
-    model::Trace plain = read(0, &off);
-    model::Trace sized = read(json.size() / 8, &on);
-    EXPECT_EQ(off.reserve_factor, 0.0);
-    // Sized after an eighth (or, with one big chunk, at the end: not at all).
-    if (chunk < json.size() / 8) {
-      EXPECT_GT(on.reserve_factor, 5.0);
-      EXPECT_LT(on.reserve_factor, 12.0);
+  // One thread sizes after a refill; segments after a merge.
+  for (int threads : {1, 2}) {
+    for (size_t chunk : {size_t{977}, size_t{1} << 20}) {
+      SCOPED_TRACE(testing::Message() << "chunk " << chunk << " threads " << threads);
+      auto read = [&](uint64_t reserve_after, KinetoScanStats* scan) {
+        auto in = OpenMemoryStream(json, "test.json");
+        model::Trace t;
+        KinetoOptions o;
+        o.chunk_bytes = chunk;
+        o.threads = threads;
+        o.segment_bytes = 4096;
+        o.reserve_after_bytes = reserve_after;
+        EXPECT_TRUE(ReadKinetoStream(*in, o, t, scan).ok());
+        return t;
+      };
+      KinetoScanStats off, on;
+      model::Trace plain = read(0, &off);
+      model::Trace sized = read(json.size() / 8, &on);
+      EXPECT_EQ(off.reserve_factor, 0.0);
+      // Sized after an eighth (or, with one big chunk, at the end: not at all).
+      if (chunk < json.size() / 8) {
+        EXPECT_GT(on.reserve_factor, 5.0);
+        EXPECT_LT(on.reserve_factor, 12.0);
+      }
+      EXPECT_EQ(model::DescribeDifference(plain, sized), "");
+      EXPECT_EQ(plain.kernels.size(), 1800u);
     }
-    EXPECT_EQ(model::DescribeDifference(plain, sized), "");
-    EXPECT_EQ(plain.kernels.size(), 1800u);
   }
+}
+
+// ---- Segmented (multi-thread) parse: identical to the one-thread parse ----
+
+struct ReadOut {
+  std::string error;  // "" when the import succeeded
+  model::Trace trace;
+  KinetoScanStats scan;
+};
+
+ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t chunk) {
+  auto in = OpenMemoryStream(json, "test.json");
+  ReadOut r;
+  KinetoOptions o;
+  o.threads = threads;
+  o.segment_bytes = segment;
+  o.chunk_bytes = chunk;
+  Status st = ReadKinetoStream(*in, o, r.trace, &r.scan);
+  if (!st.ok()) r.error = st.message();
+  return r;
+}
+
+// ExpectSameAsOneThread: every segmented setting gives the one-thread
+// result: the same error line, or a bit-identical model and scan counts.
+// Returns the most segments any setting merged.
+uint64_t ExpectSameAsOneThread(const std::string& json) {
+  ReadOut base = ReadWith(json, 1, size_t{1} << 20, size_t{1} << 20);
+  EXPECT_EQ(base.scan.segments, 0u);
+  uint64_t most = 0;
+  struct Setting {
+    int threads;
+    size_t segment, chunk;
+  };
+  for (Setting set : {Setting{2, 1, 1}, Setting{2, 1, 97}, Setting{3, 64, 31},
+                      Setting{2, 700, 1000}, Setting{2, 1 << 20, 4096}}) {
+    SCOPED_TRACE(testing::Message() << "threads " << set.threads << " segment " << set.segment
+                                    << " chunk " << set.chunk);
+    ReadOut r = ReadWith(json, set.threads, set.segment, set.chunk);
+    EXPECT_EQ(r.error, base.error);
+    if (!base.error.empty() || !r.error.empty()) continue;
+    EXPECT_EQ(model::DescribeDifference(base.trace, r.trace), "");
+    EXPECT_EQ(r.scan.trace_events, base.scan.trace_events);
+    EXPECT_EQ(r.scan.json_bytes, base.scan.json_bytes);
+    most = std::max(most, r.scan.segments);
+  }
+  return most;
+}
+
+TEST(KinetoSegments, EveryKindOfEventMergesToTheOneThreadModel) {
+  // kModern has metadata, counters, flows, markers, collectives, the capture
+  // span and a stream named "stream 7 "; cut before every event, each of
+  // those lands in its own segment.
+  EXPECT_GT(ExpectSameAsOneThread(kModern), 20u);
+  EXPECT_GT(ExpectSameAsOneThread(ManyEvents(40)), 100u);
+}
+
+TEST(KinetoSegments, SideTablesMergeByTheirOwnRules) {
+  // A process renamed later (the last name wins), a stream named twice with
+  // different text (the first wins; both strings are interned), one counter
+  // series spread over segments and a second one from another pid.
+  const std::string json = R"J({"traceEvents": [
+  {"name": "process_name", "ph": "M", "pid": 5, "tid": 0, "args": {"name": "first"}},
+  {"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
+  {"ph": "C", "name": "mem", "pid": 0, "ts": 1, "args": {"used": 1, "free": 9}},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 1,
+   "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"name": "thread_name", "ph": "M", "pid": 0, "tid": 7, "args": {"name": "stream 7  "}},
+  {"name": "process_name", "ph": "M", "pid": 5, "tid": 0, "args": {"name": "second"}},
+  {"ph": "C", "name": "mem", "pid": 1, "ts": 3, "args": {"used": 2}},
+  {"ph": "C", "name": "mem", "pid": 0, "ts": 4, "args": {"used": 3, "free": 7}},
+  {"name": "thread_name", "ph": "M", "pid": 5, "tid": 6, "args": {"name": "worker"}},
+  {"name": "thread_name", "ph": "M", "pid": 5, "tid": 6, "args": {"name": "worker 2"}}
+  ]})J";
+  EXPECT_GT(ExpectSameAsOneThread(json), 5u);
+  ReadOut r = ReadWith(json, 2, 1, 1);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.trace.processes.size(), 1u);
+  EXPECT_EQ(r.trace.Str(r.trace.processes[0].name), "second");
+  ASSERT_EQ(r.trace.streams.size(), 1u);
+  EXPECT_EQ(r.trace.Str(r.trace.streams[0].name), "stream 7");
+  ASSERT_EQ(r.trace.threads.size(), 1u);
+  EXPECT_EQ(r.trace.Str(r.trace.threads[0].name), "worker 2");
+  ASSERT_EQ(r.trace.counters.size(), 3u);  // mem/used pid 0, mem/free pid 0, mem/used pid 1
+  EXPECT_EQ(r.trace.counters[0].ts_ns.size(), 2u);
+}
+
+TEST(KinetoSegments, ACutInsideAStringFallsBackToOneThread) {
+  // A name ending in "}, {" looks exactly like a boundary between events
+  // ('}' ',' '{' then '"'); the segment before it cannot end there, so the
+  // rest is parsed on one thread and the model is still the same.
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 30; ++i) {
+    json += R"({"ph": "X", "cat": "cpu_op", "name": "op}, {", "pid": 1, "tid": 1, "ts": )" +
+            std::to_string(10 * i) + R"(, "dur": 5, "args": {"note": "x},{"}},)";
+    json += "\n";
+  }
+  json.pop_back();
+  json.pop_back();
+  json += "]}";
+  ExpectSameAsOneThread(json);
+  ReadOut r = ReadWith(json, 2, 1, 1);
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.scan.serial_fallback);
+  EXPECT_EQ(r.trace.ranges.size(), 30u);
+}
+
+TEST(KinetoSegments, KeysAfterTheArrayAreParsedOnce) {
+  // deviceProperties after traceEvents holds "}, {" between devices: cuts
+  // there are dropped once the segment holding ']' is merged.
+  const std::string json = R"J({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 2, "dur": 1,
+   "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 1, "tid": 7, "ts": 3, "dur": 1,
+   "args": {"device": 1, "stream": 7, "correlation": 2}},
+  ],
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "numSms": 132},
+    {"id": 1, "name": "NVIDIA H100", "numSms": 132}, {"id": 2, "name": "x"}],
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+  "baseTimeNanoseconds": 1000})J";
+  ExpectSameAsOneThread(json);
+  ExpectSameAsOneThread(R"({"traceEvents": []})");
+  ExpectSameAsOneThread(R"({"traceEvents": [1, {"ph": "X"}, "x", {}, []], "schemaVersion": 1})");
+}
+
+TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
+  // Truncated at every byte, and a stray byte at every 7th: the same error
+  // line (offset and event count included) as the one-thread parse.
+  const std::string json = ManyEvents(3);
+  int errors = 0;
+  for (size_t n = 0; n < json.size(); n += 3) {
+    const std::string cut = json.substr(0, n);
+    ReadOut base = ReadWith(cut, 1, size_t{1} << 20, size_t{1} << 20);
+    ReadOut r = ReadWith(cut, 2, 1, 7);
+    ASSERT_EQ(r.error, base.error) << "truncated at " << n;
+    errors += !base.error.empty();
+  }
+  for (size_t i = 1; i < json.size(); i += 7) {
+    std::string bad = json;
+    bad[i] = '#';
+    ReadOut base = ReadWith(bad, 1, size_t{1} << 20, size_t{1} << 20);
+    ReadOut r = ReadWith(bad, 2, 1, 5);
+    ASSERT_EQ(r.error, base.error) << "'#' at " << i;
+    if (base.error.empty()) {
+      EXPECT_EQ(model::DescribeDifference(base.trace, r.trace), "");
+    }
+    errors += !base.error.empty();
+  }
+  EXPECT_GT(errors, 100);
 }
 
 TEST(KinetoImporter, GzipInputMatchesPlain) {
