@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model/trace_compare.h"
 
@@ -341,6 +342,72 @@ TEST(KinetoImporter, SixteenDigitAndHugeTimestamps) {
   EXPECT_EQ(r->ranges.start_ns[0], 1669783687389324500);
   EXPECT_EQ(r->ranges.start_ns[1], 9223372036854774000);
   EXPECT_EQ(r->stats.Get(ImportStat::bad_field_type), 2u);
+}
+
+TEST(KinetoImporter, TimestampsOfEveryLengthMatchTheExactConversion) {
+  // The timestamp fast path reads 8 digits at a time; every length from 1 to
+  // 17 digits, with fractions, with every digit value in every position
+  // (a digit cycle shifted per length), and split across every chunk size up
+  // to 19, must give what MicrosTextToNs gives.
+  std::string doc = R"({"traceEvents": [)";
+  std::vector<std::string> texts;
+  for (int len = 1; len <= 17; ++len) {
+    std::string digits;
+    for (int i = 0; i < len; ++i) digits += static_cast<char>('0' + (i * 7 + len) % 10);
+    if (digits[0] == '0') digits[0] = '9';
+    for (const std::string& t : {digits, digits + ".5", digits + ".125", digits + ".1239", digits + "e0"})
+      texts.push_back(t);
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    doc += (i ? "," : "");
+    doc += R"({"ph": "i", "name": "m", "pid": 1, "tid": 1, "ts": )" + texts[i] + "}";
+  }
+  doc += "]}";
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{8}, size_t{9}, size_t{19}, size_t{1} << 20}) {
+    SCOPED_TRACE(chunk);
+    Result<model::Trace> r = Parse(doc, chunk);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    std::vector<int64_t> want;
+    for (const std::string& t : texts) {
+      int64_t ns = 0;
+      if (MicrosTextToNs(t, &ns)) want.push_back(ns);
+    }
+    std::vector<int64_t> got = r->markers.ts_ns;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want);  // markers are sorted by time; overflowing texts are dropped
+  }
+}
+
+TEST(KinetoImporter, IntegersOfEveryLengthParseExactly) {
+  // Integers are read 8 bytes at a time: every length from 1 to 19 digits,
+  // negative ones, and ones followed by every kind of delimiter, split across
+  // every chunk size up to 19.
+  std::vector<std::string> texts;
+  for (int len = 1; len <= 18; ++len) {
+    std::string digits;
+    for (int i = 0; i < len; ++i) digits += static_cast<char>('0' + (i * 3 + len) % 10);
+    if (len > 1 && digits[0] == '0') digits[0] = '7';
+    texts.push_back(digits);
+    texts.push_back("-" + digits);
+  }
+  texts.push_back("9223372036854775807");
+  std::string doc = R"({"traceEvents": [)";
+  for (size_t i = 0; i < texts.size(); ++i) {
+    doc += (i ? "," : "");
+    // The correlation is followed by '}', ',' or whitespace in turn.
+    const char* after = i % 3 == 0 ? "}" : i % 3 == 1 ? ", \"x\": 1}" : "\n }";
+    doc += R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )" +
+           std::to_string(i) + R"(, "dur": 1, "args": {"correlation": )" + texts[i] + after + "}";
+  }
+  doc += "]}";
+  for (size_t chunk : {size_t{1}, size_t{5}, size_t{8}, size_t{9}, size_t{19}, size_t{1} << 20}) {
+    SCOPED_TRACE(chunk);
+    Result<model::Trace> r = Parse(doc, chunk);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->api_calls.size(), texts.size());
+    for (size_t i = 0; i < texts.size(); ++i)
+      EXPECT_EQ(r->api_calls.correlation_id[i], std::stoll(texts[i])) << texts[i];
+  }
 }
 
 TEST(KinetoImporter, InfOccupancyArgsAreMissingAndCounted) {
