@@ -3,9 +3,9 @@
 // Why: a batch run builds a column model of 100 MB+ by growing vectors, then
 // frees it at exit. With glibc's defaults every growth step maps fresh 4 KiB
 // pages and trims them again. On the 10x bench trace (2.16 M events) `analyze
-// --json` takes 70-71k page faults by default and 52k with these settings, at
-// about the same time; on the 100x trace it runs 14.7-15.4 s against
-// 15.5-15.7 s (docs/performance.md).
+// --json` takes 70-71k page faults by default and 52k with these settings.
+// Since the Kineto parse runs on two threads they save little or no time
+// (docs/performance.md).
 #pragma once
 
 namespace gpuwhy {
