@@ -106,68 +106,48 @@ TEST(KinetoCorpus, CountsMatchSourcesTable) {
   }
 }
 
-// Sizing the tables early (Trace::ReserveForGrowth) must not change a bit of
-// any real trace's model: every trace read with sizing after its first 64 KiB
-// against the same read without sizing.
-TEST(KinetoCorpus, TablesSizedEarlyGiveTheSameModel) {
+// Neither sizing the tables early (Trace::ReserveForGrowth) nor parsing in
+// segments on two threads (KinetoOptions::threads) may change a bit of any
+// real trace's model. Every trace is read three ways against one plain read
+// (one thread, no sizing): sized after its first 64 KiB, and cut into 16 KiB
+// segments parsed on two threads, so that even the small traces are cut into
+// many and merged across every kind of event.
+TEST(KinetoCorpus, SizedAndSegmentedReadsGiveThePlainModel) {
   if (!std::filesystem::exists(kDir + "/SOURCES.md"))
     GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
-  size_t sized = 0;
+  size_t sized = 0, cut = 0, fallback = 0;
   for (const Expected& e : ReadTable()) {
     SCOPED_TRACE(e.file);
-    auto read = [&](uint64_t reserve_after, KinetoScanStats* scan) {
-      model::Trace t;
-      auto in = OpenInputStream(kDir + "/" + e.file);
-      EXPECT_TRUE(in.ok());
-      if (!in.ok()) return t;
-      KinetoOptions o;
-      o.chunk_bytes = 64 << 10;
-      o.reserve_after_bytes = reserve_after;
-      Status st = ReadKinetoStream(**in, o, t, scan);
-      EXPECT_TRUE(st.ok()) << st.message();
-      return t;
-    };
-    KinetoScanStats scan;
-    model::Trace plain = read(0, nullptr);
-    model::Trace early = read(64 << 10, &scan);
-    sized += scan.reserve_factor > 0;
-    EXPECT_EQ(model::DescribeDifference(plain, early), "");
-  }
-  // Most corpus traces are larger than 80 KiB of JSON, so sizing ran on them.
-  EXPECT_GE(sized, 10u);
-}
-
-// The segmented parse (KinetoOptions::threads > 1) must give every real
-// trace the one-thread model, bit for bit: 16 KiB segments, so that even the
-// small traces are cut into many, merged across every kind of event.
-TEST(KinetoCorpus, SegmentsOnTwoThreadsGiveTheOneThreadModel) {
-  if (!std::filesystem::exists(kDir + "/SOURCES.md"))
-    GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
-  size_t cut = 0, fallback = 0;
-  for (const Expected& e : ReadTable()) {
-    SCOPED_TRACE(e.file);
-    auto read = [&](int threads, KinetoScanStats* scan) {
+    auto read = [&](int threads, uint64_t reserve_after, KinetoScanStats* scan) {
       model::Trace t;
       auto in = OpenInputStream(kDir + "/" + e.file);
       EXPECT_TRUE(in.ok());
       if (!in.ok()) return t;
       KinetoOptions o;
       o.threads = threads;
-      o.chunk_bytes = 16 << 10;
+      o.chunk_bytes = threads == 1 ? 64 << 10 : 16 << 10;
       o.segment_bytes = 16 << 10;
+      o.reserve_after_bytes = reserve_after;
       Status st = ReadKinetoStream(**in, o, t, scan);
       EXPECT_TRUE(st.ok()) << st.message();
       return t;
     };
-    KinetoScanStats one, two;
-    model::Trace serial = read(1, &one);
-    model::Trace segmented = read(2, &two);
-    EXPECT_EQ(model::DescribeDifference(serial, segmented), "");
-    EXPECT_EQ(two.trace_events, one.trace_events);
+    KinetoScanStats plain_scan, early, two;
+    model::Trace plain = read(1, 0, &plain_scan);
+    {
+      model::Trace sized_trace = read(1, 64 << 10, &early);
+      sized += early.reserve_factor > 0;
+      EXPECT_EQ(model::DescribeDifference(plain, sized_trace), "") << "sized early";
+    }
+    model::Trace segmented = read(2, 0, &two);
+    EXPECT_EQ(model::DescribeDifference(plain, segmented), "") << "two threads";
+    EXPECT_EQ(two.trace_events, plain_scan.trace_events);
     cut += two.segments > 1;
     fallback += two.serial_fallback;
   }
-  // Every corpus trace but the tiniest is longer than one 16 KiB segment.
+  // Most corpus traces are larger than 80 KiB of JSON, so sizing ran on them,
+  // and every one but the tiniest is longer than one 16 KiB segment.
+  EXPECT_GE(sized, 10u);
   EXPECT_GE(cut, 10u);
   // Real traces hold no string that looks like an event boundary.
   EXPECT_EQ(fallback, 0u);
