@@ -54,19 +54,10 @@ Device& Trace::GetOrAddDevice(int32_t device_id) {
 
 void Trace::ReserveForGrowth(double factor) {
   if (!(factor > 1.0)) return;
-  auto grow = [factor](auto& table) {
+  ForEachEventTable([factor](auto& table) {
     if (table.empty()) return;
     table.Reserve(static_cast<size_t>(static_cast<double>(table.size()) * factor));
-  };
-  grow(kernels);
-  grow(memcpys);
-  grow(memsets);
-  grow(api_calls);
-  grow(syncs);
-  grow(ranges);
-  grow(markers);
-  grow(collectives);
-  grow(gpu_processes);
+  });
 }
 
 void Trace::Finalize() {
@@ -134,10 +125,8 @@ size_t Trace::event_count() const {
 }
 
 size_t Trace::memory_bytes() const {
-  size_t b = strings.memory_bytes() + kernels.memory_bytes() + memcpys.memory_bytes() +
-             memsets.memory_bytes() + api_calls.memory_bytes() + syncs.memory_bytes() +
-             ranges.memory_bytes() + markers.memory_bytes() + collectives.memory_bytes() +
-             gpu_processes.memory_bytes();
+  size_t b = strings.memory_bytes();
+  ForEachEventTable([&b](const auto& table) { b += table.memory_bytes(); });
   for (const CounterSeries& s : counters) b += s.ts_ns.capacity() * 8 + s.value.capacity() * 8;
   return b;
 }

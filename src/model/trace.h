@@ -319,6 +319,17 @@ class Trace {
   // never filled is address space only: its pages are never touched.
   void ReserveForGrowth(double factor);
 
+  // ForEachEventTable: f(table) for every event table, in declaration order:
+  // the one list of them for operations that treat all tables alike.
+  template <typename F>
+  void ForEachEventTable(F&& f) {
+    EachEventTable(*this, f);
+  }
+  template <typename F>
+  void ForEachEventTable(F&& f) const {
+    EachEventTable(*this, f);
+  }
+
   // AppendEventsFrom: append the rows of every event table of `part` (a
   // trace read from a later stretch of the same source, not yet finalized),
   // translating its string ids through `remap` (part id -> this pool's id,
@@ -334,6 +345,13 @@ class Trace {
   size_t memory_bytes() const;
   // TimeExtent: [min start, max end] over GPU and host events; missing when empty.
   std::pair<int64_t, int64_t> TimeExtent() const;
+
+ private:
+  template <typename Self, typename F>
+  static void EachEventTable(Self& t, F& f) {
+    f(t.kernels), f(t.memcpys), f(t.memsets), f(t.api_calls), f(t.syncs), f(t.ranges);
+    f(t.markers), f(t.collectives), f(t.gpu_processes);
+  }
 };
 
 }  // namespace gpuwhy::model

@@ -1297,6 +1297,8 @@ size_t FindCut(const char* s, size_t lo, size_t len) {
   return 0;
 }
 
+// ResetPart: empty a segment's trace for the next segment, keeping the event
+// tables' capacity (a fresh string pool: its ids must start over).
 void ResetPart(model::Trace& t) {
   t.strings = StringPool();
   t.info = model::TraceInfo();
@@ -1305,15 +1307,7 @@ void ResetPart(model::Trace& t) {
   t.streams.clear();
   t.counters.clear();
   t.stats = model::ImportStats();
-  t.kernels.Clear();
-  t.memcpys.Clear();
-  t.memsets.Clear();
-  t.api_calls.Clear();
-  t.syncs.Clear();
-  t.ranges.Clear();
-  t.markers.Clear();
-  t.collectives.Clear();
-  t.gpu_processes.Clear();
+  t.ForEachEventTable([](auto& table) { table.Clear(); });  // capacity kept for the next segment
 }
 
 void KinetoParser::ParseSegment(SegmentJob& job) {
@@ -1513,12 +1507,12 @@ Status KinetoParser::ParseEventsParallel() {
         eof_ = true;
         return ParseEvents(ArrayState::kElem);
       }
-      if (cur != nullptr) {
-        cur->final = true;
-        in_flight.push_back(std::move(cur));
-        pool->Submit(in_flight.back().get());
-        cur = take_job();  // empty: take_over appends nothing from it
-      }
+      // The last segment; merging it ends the loop (a final segment stops at
+      // ']', truncation or an error, never at a boundary).
+      cur->final = true;
+      in_flight.push_back(std::move(cur));
+      pool->Submit(in_flight.back().get());
+      cur = take_job();  // empty: take_over appends nothing from it
       continue;
     }
     // Read one chunk into cur.
@@ -2401,14 +2395,7 @@ void KinetoParser::Finish() {
     if (saw_hip_) d.vendor = model::Vendor::kAmd;
     else if (saw_cuda_) d.vendor = model::Vendor::kNvidia;
   }
-  trace_.kernels.ShrinkToFit();
-  trace_.memcpys.ShrinkToFit();
-  trace_.memsets.ShrinkToFit();
-  trace_.api_calls.ShrinkToFit();
-  trace_.syncs.ShrinkToFit();
-  trace_.ranges.ShrinkToFit();
-  trace_.markers.ShrinkToFit();
-  trace_.collectives.ShrinkToFit();
+  trace_.ForEachEventTable([](auto& table) { table.ShrinkToFit(); });
 }
 
 }  // namespace
