@@ -1,21 +1,35 @@
-// libFuzzer entry: feeds arbitrary bytes (gzip or a bare payload) to the
-// .gwsum reader. Invariants: an error says what and where; a summary that
-// decodes encodes again and decodes to the same bytes (round trip), and its
-// merge (the cross-rank diagnosis of two copies) runs.
+// libFuzzer entry: feeds arbitrary bytes to the .gwsum reader twice: as a
+// file (version 2, version 1 gzip or its bare payload), and as the body of a
+// version 2 file, wrapped in a sound header, CRC and deflate stream, so that
+// mutations reach the body's field decoding rather than stopping at the CRC.
+// Invariants: an error says what and where; a summary that decodes encodes
+// again and decodes to the same bytes (round trip), and its merge (the
+// cross-rank diagnosis of two copies) runs.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+
+#include "base/gzip_writer.h"
+#include "report/gwsum/gwsum_dictionary.h"
 
 #include "report/gwsum/gwsum_format.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+namespace {
+
+std::string Le(uint64_t v, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  return out;
+}
+
+void Check(std::string_view bytes) {
   gpuwhy::Result<gpuwhy::analysis::RankSummary> r =
       gpuwhy::report::DecodeRankSummary(bytes, "fuzz.gwsum");
   if (!r.ok()) {
     if (r.status().message().empty()) std::abort();  // every error must say what and where
-    return 0;
+    return;
   }
   gpuwhy::Result<std::string> again = gpuwhy::report::EncodeRankSummary(*r);
   if (!again.ok()) std::abort();
@@ -26,5 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!third.ok() || *third != *again) std::abort();
   std::vector<gpuwhy::analysis::RankSummary> two = {*r, *r2};
   (void)gpuwhy::analysis::MergeRankSummaries(std::move(two), {});
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  Check(bytes);
+  gpuwhy::Result<std::string> z = gpuwhy::DeflateWithDictionary(bytes, gpuwhy::report::GwsumDictionaryV2());
+  if (!z.ok()) std::abort();
+  Check(std::string(gpuwhy::report::kGwsumMagic) + Le(gpuwhy::report::kGwsumMajorVersion, 2) +
+        Le(0, 2) + Le(size, 4) + Le(gpuwhy::Crc32(bytes), 4) + *z);
   return 0;
 }

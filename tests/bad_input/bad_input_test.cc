@@ -170,8 +170,10 @@ TEST_F(BadInput, CorruptAndTruncatedGzip) {
   ExpectError(Write("header_only.gz", gz.substr(0, 5)), "truncated gzip stream");
 }
 
-// .gwsum summaries (report/gwsum): truncated gzip, a truncated payload and a
-// foreign major version each give one line with the path and the position.
+// .gwsum summaries (report/gwsum): a truncated version 2 file, a corrupt
+// body, an impossible body length, version 1's truncated gzip and truncated
+// payload, and a foreign major version each give one line with the path and
+// the position.
 TEST_F(BadInput, TruncatedAndFutureGwsumSummaries) {
   Result<std::string> good = report::EncodeRankSummary(analysis::RankSummary{});
   ASSERT_TRUE(good.ok());
@@ -183,11 +185,24 @@ TEST_F(BadInput, TruncatedAndFutureGwsumSummaries) {
     EXPECT_NE(m.find(want), std::string::npos) << "want '" << want << "' in: " << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   };
-  const size_t cut = good->size() - 9;
-  expect(Write("cut.gwsum", good->substr(0, cut)), "truncated gzip stream at compressed byte");
   Result<analysis::RankSummary> ok = report::DecodeRankSummary(*good, "mem");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
-  // The payload itself (gzip is optional for the reader), cut and versioned.
+  // Version 2: header (20 bytes), then the deflated body.
+  expect(Write("cut.gwsum", good->substr(0, good->size() - 3)), "truncated deflate stream at byte");
+  expect(Write("header_cut.gwsum", good->substr(0, 15)), "truncated header");
+  std::string flipped = *good;
+  flipped[24] = static_cast<char>(flipped[24] ^ 0xff);
+  expect(Write("flipped.gwsum", flipped), "corrupt .gwsum");
+  std::string huge = *good;
+  huge[15] = 0x7f;  // body length ~2 GiB
+  expect(Write("huge.gwsum", huge), "impossible for");
+  std::string crc = *good;
+  crc[16] = static_cast<char>(crc[16] ^ 1);
+  expect(Write("crc.gwsum", crc), "CRC-32 mismatch) at byte 16");
+  // Version 1, as earlier gpuwhy wrote it: gzip, or the bare payload.
+  Result<std::string> v1 = report::EncodeRankSummaryVersion1(analysis::RankSummary{});
+  ASSERT_TRUE(v1.ok());
+  expect(Write("cut_v1.gwsum", v1->substr(0, v1->size() - 9)), "truncated gzip stream at compressed byte");
   std::string payload(report::kGwsumMagic);
   payload += std::string("\x01\x00\x00\x00", 4);
   expect(Write("header_only.gwsum", payload), "at payload byte 12");

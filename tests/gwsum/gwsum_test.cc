@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +18,8 @@
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
 #include "base/input_stream.h"
+#include "base/gzip_writer.h"
+#include "report/gwsum/gwsum_dictionary.h"
 #include "report/gwsum/gwsum_format.h"
 #include "synth_trace.h"
 
@@ -24,6 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSource = GPUWHY_SOURCE_DIR;
+// The frozen version 2 dictionary (report/gwsum/gwsum_dictionary.h).
+constexpr size_t kDictionaryBytes = 21894;
+constexpr uint32_t kDictionaryCrc32 = 396787441;
 constexpr const char* kDlrmDir = "traces/kineto/param/et_replay/tests/inputs/dlrm_kineto";
 
 using MainFn = int (*)(int, char**, std::ostream&, std::ostream&);
@@ -167,6 +175,22 @@ TEST(Gwsum, EncodeDecodeRoundTrip) {
 }
 
 // Bad summaries: exit 2, one line naming the file and the byte offset.
+// Le: `n` bytes of `v`, little-endian (the header's integers).
+std::string Le(uint64_t v, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  return out;
+}
+
+// V2File: a version 2 file around `body` (the format's header, then the body
+// deflated with the dictionary), as a writer of that version would make it.
+std::string V2File(uint16_t major, uint16_t minor, const std::string& body) {
+  Result<std::string> z = DeflateWithDictionary(body, report::GwsumDictionaryV2());
+  EXPECT_TRUE(z.ok());
+  return std::string(report::kGwsumMagic) + Le(major, 2) + Le(minor, 2) + Le(body.size(), 4) +
+         Le(Crc32(body), 4) + *z;
+}
+
 TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
   const std::string dir = Dir("bad");
   std::string out, err;
@@ -190,28 +214,66 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
     EXPECT_NE(e.find(path), std::string::npos) << e;
     EXPECT_NE(e.find(needle), std::string::npos) << e;
   };
-  expect_one_line(write("truncated_gzip.gwsum", bytes.substr(0, bytes.size() / 2)), "byte");
-  // A bare payload (no gzip) cut short: the payload offset.
+  std::string good_report, e;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {good, "--json"}, &good_report, &e), 0) << e;
+
+  // Version 2 (what summarize writes): magic, 2.0, body length and CRC, deflate.
+  ASSERT_GT(bytes.size(), 40u);
+  ASSERT_EQ(bytes.substr(0, 8), report::kGwsumMagic);
+  ASSERT_EQ(bytes.substr(8, 4), Le(2, 2) + Le(0, 2));
+  const uint32_t body_bytes = static_cast<uint32_t>(static_cast<uint8_t>(bytes[12])) |
+                              static_cast<uint32_t>(static_cast<uint8_t>(bytes[13])) << 8 |
+                              static_cast<uint32_t>(static_cast<uint8_t>(bytes[14])) << 16 |
+                              static_cast<uint32_t>(static_cast<uint8_t>(bytes[15])) << 24;
+  Result<std::string> body = InflateWithDictionary(bytes.substr(20), report::GwsumDictionaryV2(),
+                                                   body_bytes, "good", 20);
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  // The writer's own bytes come back from the same body.
+  EXPECT_EQ(V2File(2, 0, *body), bytes);
+  expect_one_line(write("truncated.gwsum", bytes.substr(0, bytes.size() / 2)),
+                  "truncated deflate stream at byte");
+  // A body cut short (and re-deflated, so the container is sound): the body's own offset.
+  expect_one_line(write("short_body.gwsum", V2File(2, 0, body->substr(0, body->size() - 7))),
+                  "at payload byte");
+  expect_one_line(write("trailing.gwsum", V2File(2, 0, *body + "xyz")), "3 trailing bytes");
+  expect_one_line(write("future.gwsum", V2File(3, 0, *body)), "format version 3.0 is not supported");
+  // A newer minor version appends fields: skipped, same report.
+  std::string o;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write("minor.gwsum", V2File(2, 1, *body + "new field")),
+                "--json"}, &o, &e), 0) << e;
+  EXPECT_EQ(o.substr(o.find("\"traces\"")), good_report.substr(good_report.find("\"traces\"")));
+  expect_one_line(write("magic.gwsum", "GWSUX" + bytes.substr(5)), "bad magic at byte 0");
+
+  // Version 1 (earlier gpuwhy): gzip around the header and the fields, and
+  // the bare payload. Both read, with the same report.
   Result<analysis::RankSummary> s = report::ReadRankSummaryFile(good);
   ASSERT_TRUE(s.ok());
+  Result<std::string> v1 = report::EncodeRankSummaryVersion1(*s);
+  ASSERT_TRUE(v1.ok());
   std::string payload;
   {
-    std::unique_ptr<InputStream> in = OpenMemoryStream(bytes, "x");
+    std::unique_ptr<InputStream> in = OpenMemoryStream(*v1, "x");
     char buf[4096];
     for (Result<size_t> n = in->Read(buf, sizeof buf); n.ok() && *n > 0; n = in->Read(buf, sizeof buf))
       payload.append(buf, *n);
   }
   ASSERT_GT(payload.size(), 100u);
+  ASSERT_EQ(payload.substr(8, 4), Le(1, 2) + Le(0, 2));
+  for (const auto& [name, data] : {std::pair{"v1.gwsum", *v1}, std::pair{"v1_bare.gwsum", payload}}) {
+    std::string r1;
+    ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write(name, data), "--json"}, &r1, &e), 0) << e;
+    EXPECT_EQ(r1.substr(r1.find("\"traces\"")), good_report.substr(good_report.find("\"traces\"")))
+        << name;
+  }
+  // Version 1 is bigger: every double takes 8 bytes, and no dictionary.
+  EXPECT_LT(bytes.size(), v1->size());
+  expect_one_line(write("truncated_gzip.gwsum", v1->substr(0, v1->size() / 2)), "byte");
   expect_one_line(write("truncated_payload.gwsum", payload.substr(0, payload.size() - 7)),
                   "at payload byte");
-  std::string future = payload;
-  future[8] = 2;  // major version 2
-  expect_one_line(write("future.gwsum", future), "format version 2.0 is not supported");
   std::string newer_minor = payload + "appended by 1.1";
   newer_minor[10] = 1;  // minor 1: trailing fields are skipped
-  std::string o, e;
-  EXPECT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write("minor.gwsum", newer_minor)}, &o, &e), 0) << e;
-  expect_one_line(write("magic.gwsum", "GWSUX" + payload.substr(5)), "bad magic at byte 0");
+  EXPECT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write("minor_v1.gwsum", newer_minor)}, &o, &e), 0) << e;
+
   // Summaries mixed with raw traces: one line too.
   EXPECT_EQ(RunCmd(cli::AnalyzeMain, "analyze",
                 {good, kSource + "/tests/data/multi_rank/rank0.pt.trace.json.gz"}, &o, &e),
@@ -220,6 +282,67 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
   // Options that need events: usage error.
   EXPECT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {good, "--compat", "hta"}, &o, &e), 1);
   EXPECT_NE(e.find("need the raw traces"), std::string::npos) << e;
+}
+
+// The version 2 dictionary is frozen: every version 2 file depends on its
+// exact bytes. A new dictionary needs a new major version.
+TEST(Gwsum, DictionaryIsFrozenWithVersion2) {
+  const std::string_view d = report::GwsumDictionaryV2();
+  EXPECT_EQ(d.size(), kDictionaryBytes);
+  EXPECT_EQ(Crc32(d), kDictionaryCrc32);
+  EXPECT_LE(d.size(), 32768u);  // deflate's window: more would never be used
+}
+
+// Doubles of every kind survive the round trip bit for bit, and utilization
+// samples are stored as whole nanoseconds only when that gives the same double.
+TEST(Gwsum, DoublesAndSamplesRoundTripBitForBit) {
+  analysis::RankSummary r;
+  analysis::DeviceUtilization du;
+  analysis::UtilSeries series;
+  series.label = "fine";
+  series.period_ns = 1'200'000;
+  series.start_ns = 5;
+  const double neg_nan = -std::numeric_limits<double>::quiet_NaN();
+  series.util_ratio = {0.0, 1.0, 600'000.0 / 1'200'000.0, 123'456.0 / 1'200'000.0, kMissingF64,
+                       neg_nan, -0.0, 0.1, 1e-300, 2.5, std::numeric_limits<double>::infinity(),
+                       777.0 / 1'000.0 /* a partial last bin: not n / period */};
+  series.mean_ratio = 0.3333333333333333;
+  du.series.push_back(series);
+  analysis::UtilSeries no_period = series;
+  no_period.period_ns = kMissingI64;
+  du.series.push_back(no_period);
+  du.sm_fill_verdict_ratio = -0.0;
+  du.triton_share = 4.0;
+  du.graph_share = -9007199254740992.0;  // -2^53: the largest integer stored as one
+  du.occupancy_coverage = 9007199254740994.0;  // 2^53 + 2: stored raw
+  r.analysis.utilization.devices.push_back(du);
+  Result<std::string> bytes = report::EncodeRankSummary(r);
+  ASSERT_TRUE(bytes.ok());
+  Result<analysis::RankSummary> back = report::DecodeRankSummary(*bytes, "mem");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->analysis.utilization.devices.size(), 1u);
+  const analysis::DeviceUtilization& b = back->analysis.utilization.devices[0];
+  auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  ASSERT_EQ(b.series.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(b.series[k].util_ratio.size(), series.util_ratio.size());
+    for (size_t i = 0; i < series.util_ratio.size(); ++i)
+      EXPECT_TRUE(same(b.series[k].util_ratio[i], series.util_ratio[i])) << k << " " << i;
+    EXPECT_TRUE(same(b.series[k].mean_ratio, series.mean_ratio));
+  }
+  EXPECT_TRUE(same(b.sm_fill_verdict_ratio, -0.0));
+  EXPECT_TRUE(same(b.triton_share, 4.0));
+  EXPECT_TRUE(same(b.graph_share, du.graph_share));
+  EXPECT_TRUE(same(b.occupancy_coverage, du.occupancy_coverage));
+  EXPECT_TRUE(std::isnan(b.sm_fill_active_ratio));  // missing stays missing
+  // Version 1 carries the same values.
+  Result<std::string> v1 = report::EncodeRankSummaryVersion1(r);
+  ASSERT_TRUE(v1.ok());
+  Result<analysis::RankSummary> back1 = report::DecodeRankSummary(*v1, "mem1");
+  ASSERT_TRUE(back1.ok()) << back1.status().message();
+  Result<std::string> again = report::EncodeRankSummary(*back1);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *bytes);
 }
 
 // The shared 8-rank DLRM set: 8 raw traces against their 8 summaries, and

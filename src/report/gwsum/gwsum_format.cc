@@ -1,6 +1,7 @@
 #include "report/gwsum/gwsum_format.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -11,6 +12,7 @@
 
 #include "base/gzip_writer.h"
 #include "base/input_stream.h"
+#include "report/gwsum/gwsum_dictionary.h"
 
 namespace gpuwhy::report {
 
@@ -41,13 +43,47 @@ template <> constexpr uint64_t EnumMax<dt::Category>() { return 9; }
 template <> constexpr uint64_t EnumMax<dt::Severity>() { return 4; }
 template <> constexpr uint64_t EnumMax<dt::FixKind>() { return 16; }
 
+uint64_t Magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t UnZigZag(uint64_t z) { return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1)); }
+
+// FloatTag (version 2): a double is a varint tag. Most figures are missing,
+// 0, 1 or whole counts; those take a byte or two instead of eight.
+constexpr uint64_t kTagMissing = 0;  // kMissingF64, bit for bit
+constexpr uint64_t kTagRaw = 1;      // 8 raw bytes follow (any other double)
+constexpr uint64_t kTagInteger = 2;  // 2 + zigzag(i): the integer i as a double
+constexpr uint64_t kMaxExactInteger = uint64_t{1} << 53;
+
+bool IsMissingNan(double v) {
+  const double missing = kMissingF64;
+  return std::memcmp(&v, &missing, 8) == 0;
+}
+// IntegralValue: v is a whole number that a double holds exactly (and not -0).
+bool IntegralValue(double v, int64_t* i) {
+  if (!(std::fabs(v) <= static_cast<double>(kMaxExactInteger)) || std::trunc(v) != v) return false;
+  if (v == 0 && std::signbit(v)) return false;
+  *i = static_cast<int64_t>(v);
+  return true;
+}
+
 // Enc: appends fields to a payload.
 class Enc {
  public:
   static constexpr bool kReading = false;
+  explicit Enc(uint16_t major_version) : major(major_version) {}
   void U(uint64_t& v) { PutU(v); }
-  void S(int64_t& v) { PutU((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void S(int64_t& v) { PutU(ZigZag(v)); }
+  // F: version 1 writes 8 raw bytes; version 2 a tagged varint (FloatTag).
   void F(double& v) {
+    if (major >= 2) {
+      int64_t i = 0;
+      if (IsMissingNan(v)) return PutU(kTagMissing);
+      if (IntegralValue(v, &i)) return PutU(kTagInteger + ZigZag(i));
+      PutU(kTagRaw);
+    }
+    Raw(v);
+  }
+  void Raw(double v) {
     char b[8];
     std::memcpy(b, &v, 8);
     out.append(b, 8);
@@ -56,14 +92,17 @@ class Enc {
     uint64_t n = s.size();
     PutU(n);
     out.append(s);
+    if (strings != nullptr) strings->push_back(s);
   }
   bool Count(uint64_t& n) {
     PutU(n);
     return true;
   }
+  const uint16_t major;
   std::string out;
+  std::vector<std::string>* strings = nullptr;  // SummaryStrings: every string written
+  std::vector<std::string> collected;
 
- private:
   void PutU(uint64_t v) {
     while (v >= 0x80) {
       out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -78,17 +117,44 @@ class Enc {
 class Dec {
  public:
   static constexpr bool kReading = true;
-  Dec(std::string_view in, size_t pos) : in_(in), pos_(pos) {}
+  Dec(std::string_view in, size_t pos, uint16_t major_version)
+      : major(major_version), in_(in), pos_(pos) {}
   void U(uint64_t& v) { v = GetU(); }
-  void S(int64_t& v) {
-    const uint64_t z = GetU();
-    v = static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
-  }
+  void S(int64_t& v) { v = UnZigZag(GetU()); }
   void F(double& v) {
+    v = 0;
+    if (major >= 2) {
+      const uint64_t tag = GetU();
+      if (failed) return;
+      if (tag == kTagMissing) {
+        v = kMissingF64;
+        return;
+      }
+      if (tag >= kTagInteger) {
+        const int64_t i = UnZigZag(tag - kTagInteger);
+        if (Magnitude(i) > kMaxExactInteger) return Fail("float integer out of range");
+        v = static_cast<double>(i);
+        return;
+      }
+    }
+    Raw(v);
+  }
+  void Raw(double& v) {
     v = 0;
     if (!Need(8)) return;
     std::memcpy(&v, in_.data() + pos_, 8);
     pos_ += 8;
+  }
+  uint64_t GetU() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (!Need(1)) return 0;
+      const auto b = static_cast<uint8_t>(in_[pos_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    Fail("varint too long");
+    return 0;
   }
   void Str(std::string& s) {
     const uint64_t n = GetU();
@@ -116,6 +182,7 @@ class Dec {
   }
   size_t pos() const { return pos_; }
   size_t left() const { return in_.size() - pos_; }
+  const uint16_t major;
   bool failed = false;
   size_t fail_at = 0;
   std::string reason;
@@ -128,17 +195,6 @@ class Dec {
       return false;
     }
     return true;
-  }
-  uint64_t GetU() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (!Need(1)) return 0;
-      const auto b = static_cast<uint8_t>(in_[pos_++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return v;
-    }
-    Fail("varint too long");
-    return 0;
   }
   std::string_view in_;
   size_t pos_ = 0;
@@ -155,8 +211,6 @@ int64_t WrapMul(int64_t a, int64_t b) {
 int64_t WrapSub(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
 }
-uint64_t Magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
-
 // Scalars.
 template <class A> void Io(A& a, int64_t& v) { a.S(v); }
 template <class A> void Io(A& a, int32_t& v) {
@@ -327,11 +381,97 @@ template <class A> void Io(A& a, an::Step& v) { All(a, v.number, v.start_ns, v.e
 template <class A> void Io(A& a, an::StepStats& v) {
   All(a, v.count, v.mean_ns, v.p50_ns, v.p95_ns, v.stddev_ns, v.jitter_ratio, v.p95_over_p50);
 }
+// Step lists, version 2: each step as deltas from the one before (number,
+// start from the previous end, then its length).
+template <class A> void IoStepList(A& a, std::vector<an::Step>& v) {
+  if (a.major < 2) return Io(a, v);
+  uint64_t n = v.size();
+  if (!a.Count(n)) return;
+  if constexpr (A::kReading) v.resize(n);
+  int64_t prev_number = 0, prev_end = 0;
+  for (an::Step& st : v) {
+    int64_t d[3] = {WrapSub(st.number, prev_number), WrapSub(st.start_ns, prev_end),
+                    WrapSub(st.end_ns, st.start_ns)};
+    All(a, d[0], d[1], d[2]);
+    if constexpr (A::kReading) {
+      st.number = WrapAdd(prev_number, d[0]);
+      st.start_ns = WrapAdd(prev_end, d[1]);
+      st.end_ns = WrapAdd(st.start_ns, d[2]);
+    }
+    prev_number = st.number;
+    prev_end = st.end_ns;
+  }
+}
 template <class A> void Io(A& a, an::StepResult& v) {
-  All(a, v.source, v.marker_name, v.period_kernels, v.steps, v.stats);
+  All(a, v.source, v.marker_name, v.period_kernels);
+  IoStepList(a, v.steps);
+  Io(a, v.stats);
+}
+
+// RationalSample (version 2): `value` is exactly n / period_ns for a whole
+// n >= 0 (a bin's busy nanoseconds over its length), so n is stored instead
+// of the double. The reader recomputes the same double.
+bool RationalSample(double value, int64_t period_ns, int64_t* n) {
+  if (period_ns <= 0 || !(value >= 0) || std::signbit(value) ||
+      value > static_cast<double>(kMaxExactInteger) / static_cast<double>(period_ns))
+    return false;
+  const double x = std::nearbyint(value * static_cast<double>(period_ns));
+  if (x > static_cast<double>(kMaxExactInteger)) return false;
+  const double back = x / static_cast<double>(period_ns);
+  if (std::memcmp(&back, &value, 8) != 0) return false;
+  *n = static_cast<int64_t>(x);
+  return true;
+}
+
+// Utilization samples, version 2: the count; `unit` (the greatest common
+// divisor of the rational samples' numerators, >= 1); then per sample a
+// varint: 0 missing, 1 eight raw bytes follow, 2 + n / unit the rational
+// sample n / period_ns.
+template <class A> void IoSamples(A& a, std::vector<double>& v, int64_t period_ns) {
+  if (a.major < 2) return Io(a, v);
+  uint64_t count = v.size();
+  if (!a.Count(count)) return;
+  int64_t unit = 1;
+  if constexpr (!A::kReading) {
+    uint64_t g = 0;
+    for (double x : v) {
+      int64_t n = 0;
+      if (!IsMissingNan(x) && RationalSample(x, period_ns, &n)) g = std::gcd(g, static_cast<uint64_t>(n));
+    }
+    unit = g == 0 ? 1 : static_cast<int64_t>(g);
+  }
+  Io(a, unit);
+  if constexpr (A::kReading) {
+    if (unit <= 0) return a.Fail("sample unit " + std::to_string(unit) + " is not positive");
+    v.resize(count);
+  }
+  for (double& x : v) {
+    if constexpr (!A::kReading) {
+      int64_t n = 0;
+      if (IsMissingNan(x)) a.PutU(0);
+      else if (RationalSample(x, period_ns, &n)) a.PutU(2 + static_cast<uint64_t>(n / unit));
+      else {
+        a.PutU(1);
+        a.Raw(x);
+      }
+    } else {
+      const uint64_t tag = a.GetU();
+      if (a.failed) return;
+      if (tag == 0) x = kMissingF64;
+      else if (tag == 1) a.Raw(x);
+      else {
+        const uint64_t q = tag - 2;
+        if (period_ns <= 0) return a.Fail("rational sample without a period");
+        if (q > kMaxExactInteger / static_cast<uint64_t>(unit)) return a.Fail("sample out of range");
+        x = static_cast<double>(q * static_cast<uint64_t>(unit)) / static_cast<double>(period_ns);
+      }
+    }
+  }
 }
 template <class A> void Io(A& a, an::UtilSeries& v) {
-  All(a, v.label, v.source, v.period_ns, v.start_ns, v.util_ratio, v.mean_ratio);
+  All(a, v.label, v.source, v.period_ns, v.start_ns);
+  IoSamples(a, v.util_ratio, v.period_ns);
+  Io(a, v.mean_ratio);
 }
 template <class A> void Io(A& a, an::Figure& v) { All(a, v.value, v.source); }
 template <class A> void Io(A& a, an::GapStats& v) {
@@ -492,18 +632,62 @@ uint16_t GetU16(std::string_view s, size_t at) {
 
 constexpr size_t kHeaderBytes = 8 + 2 + 2;
 
+uint32_t GetU32(std::string_view s, size_t at) {
+  return static_cast<uint32_t>(GetU16(s, at)) | (static_cast<uint32_t>(GetU16(s, at + 2)) << 16);
+}
+
+void PutU32(std::string& out, uint32_t v) {
+  PutU16(out, static_cast<uint16_t>(v & 0xffff));
+  PutU16(out, static_cast<uint16_t>(v >> 16));
+}
+
+// Version 2 adds to the 12 header bytes the body's length and CRC-32 (uint32
+// little-endian each); the deflated body follows.
+constexpr size_t kV2HeaderBytes = kHeaderBytes + 4 + 4;
+// kMaxBodyBytes: the largest body a reader inflates. A summary is kilobytes
+// plus about 1-2 bytes per GPU idle gap; 1 GiB is far beyond any real one.
+constexpr uint32_t kMaxBodyBytes = uint32_t{1} << 30;
+
 Result<RankSummary> DecodePayload(std::string_view p, const std::string& name) {
   if (p.size() < kHeaderBytes || p.substr(0, 8) != kGwsumMagic)
     return InvalidInput(name + ": not a gpuwhy summary (.gwsum): bad magic at byte 0");
   const uint16_t major = GetU16(p, 8), minor = GetU16(p, 10);
-  if (major != kGwsumMajorVersion)
+  if (major != 1 && major != kGwsumMajorVersion)
     return Unsupported(name + ": .gwsum format version " + std::to_string(major) + "." +
-                       std::to_string(minor) + " is not supported (this gpuwhy reads version " +
+                       std::to_string(minor) + " is not supported (this gpuwhy reads versions 1.x and " +
                        std::to_string(kGwsumMajorVersion) + ".x); summarize the trace again");
+  // The payload the fields are read from: version 1's as it is; version 2's
+  // header bytes then its inflated body, so that offsets count the same way.
+  std::string inflated;
+  std::string_view payload = p;
+  if (major >= 2) {
+    if (p.size() < kV2HeaderBytes)
+      return InvalidInput(name + ": corrupt .gwsum (truncated header) at byte " + std::to_string(p.size()));
+    const uint32_t body_bytes = GetU32(p, kHeaderBytes), crc = GetU32(p, kHeaderBytes + 4);
+    // Deflate expands at most ~1032:1; a larger claim is corrupt before anything is allocated.
+    const uint64_t compressed = p.size() - kV2HeaderBytes;
+    if (body_bytes > kMaxBodyBytes || body_bytes > 1040 * compressed + 64)
+      return InvalidInput(name + ": corrupt .gwsum (body length " + std::to_string(body_bytes) +
+                          " impossible for " + std::to_string(compressed) + " compressed bytes) at byte " +
+                          std::to_string(kHeaderBytes));
+    Result<std::string> body = InflateWithDictionary(p.substr(kV2HeaderBytes), GwsumDictionaryV2(),
+                                                     body_bytes, name + ": corrupt .gwsum",
+                                                     kV2HeaderBytes);
+    if (!body.ok()) return body.status();
+    if (Crc32(*body) != crc)
+      return InvalidInput(name + ": corrupt .gwsum (CRC-32 mismatch) at byte " +
+                          std::to_string(kHeaderBytes + 4));
+    inflated.reserve(kHeaderBytes + body->size());
+    inflated.append(p.substr(0, kHeaderBytes));
+    inflated.append(*body);
+    payload = inflated;
+  }
   RankSummary r;
-  Dec d(p, kHeaderBytes);
+  Dec d(payload, kHeaderBytes, major);
   All(d, r.analysis, r.digest);
-  if (!d.failed && d.left() != 0 && minor <= kGwsumMinorVersion)
+  // Trailing bytes: allowed only from a newer minor version of the same major.
+  const uint16_t own_minor = major == kGwsumMajorVersion ? kGwsumMinorVersion : 0;
+  if (!d.failed && d.left() != 0 && minor <= own_minor)
     d.Fail(std::to_string(d.left()) + " trailing bytes");
   if (d.failed)
     return InvalidInput(name + ": corrupt .gwsum (" + d.reason + ") at payload byte " +
@@ -514,13 +698,40 @@ Result<RankSummary> DecodePayload(std::string_view p, const std::string& name) {
 }  // namespace
 
 Result<std::string> EncodeRankSummary(const RankSummary& summary) {
-  Enc e;
+  Enc e(kGwsumMajorVersion);
+  RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
+  All(e, s.analysis, s.digest);
+  if (e.out.size() > kMaxBodyBytes)
+    return Internal("summary body of " + std::to_string(e.out.size()) + " bytes exceeds the format's limit");
+  Result<std::string> body = DeflateWithDictionary(e.out, GwsumDictionaryV2());
+  if (!body.ok()) return body.status();
+  std::string out;
+  out.reserve(kV2HeaderBytes + body->size());
+  out.append(kGwsumMagic);
+  PutU16(out, kGwsumMajorVersion);
+  PutU16(out, kGwsumMinorVersion);
+  PutU32(out, static_cast<uint32_t>(e.out.size()));
+  PutU32(out, Crc32(e.out));
+  out.append(*body);
+  return out;
+}
+
+Result<std::string> EncodeRankSummaryVersion1(const RankSummary& summary) {
+  Enc e(1);
   e.out.append(kGwsumMagic);
-  PutU16(e.out, kGwsumMajorVersion);
-  PutU16(e.out, kGwsumMinorVersion);
+  PutU16(e.out, 1);
+  PutU16(e.out, 0);
   RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
   All(e, s.analysis, s.digest);
   return GzipCompress(e.out);
+}
+
+std::vector<std::string> SummaryStrings(const RankSummary& summary) {
+  Enc e(kGwsumMajorVersion);
+  e.strings = &e.collected;
+  RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
+  All(e, s.analysis, s.digest);
+  return std::move(e.collected);
 }
 
 Result<RankSummary> DecodeRankSummary(std::string_view bytes, const std::string& name) {
