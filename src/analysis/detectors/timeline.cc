@@ -287,6 +287,35 @@ void MarkOneOffGaps(DeviceTimeline& d) {
   }
 }
 
+// ApiPredicateMemo: a predicate of an api row's (name, kind, cbid), matched
+// once per name for as long as the name's rows keep the kind and cbid of the
+// last one matched (a name almost always does), so the string tables run per
+// distinct call rather than per call: 420 k calls at 10x, a few dozen names.
+class ApiPredicateMemo {
+ public:
+  using Fn = bool (*)(std::string_view, model::ApiKind, int32_t);
+  ApiPredicateMemo(const model::Trace& trace, Fn fn)
+      : trace_(trace), fn_(fn), memo_(trace.strings.size()) {}
+  bool operator()(size_t row) {
+    const model::ApiTable& api = trace_.api_calls;
+    Entry& e = memo_[api.name[row]];
+    if (!e.set || e.kind != api.kind[row] || e.cbid != api.cbid[row])
+      e = {true, api.kind[row], api.cbid[row], fn_(trace_.Str(api.name[row]), api.kind[row], api.cbid[row])};
+    return e.value;
+  }
+
+ private:
+  struct Entry {
+    bool set = false;
+    model::ApiKind kind{};
+    int32_t cbid = 0;
+    bool value = false;
+  };
+  const model::Trace& trace_;
+  Fn fn_;
+  std::vector<Entry> memo_;
+};
+
 }  // namespace
 
 Timeline BuildTimeline(const model::Trace& trace) {
@@ -295,18 +324,21 @@ Timeline BuildTimeline(const model::Trace& trace) {
 
   // Correlation → api row (launches and copies; the first row wins).
   {
-    std::vector<std::pair<int64_t, uint32_t>> pairs;
-    pairs.reserve(api.size());
+    // Rows ordered by (id, row): 4 bytes a row where (id, row) pairs took 16
+    // (68 MB at 100x). Ids mostly rise with the row already, so the sort is
+    // skipped when they do.
+    const std::vector<int64_t>& corr = api.correlation_id;
+    std::vector<uint32_t> rows;
+    rows.reserve(api.size());
     for (size_t i = 0; i < api.size(); ++i)
-      if (IsValid(api.correlation_id[i])) pairs.emplace_back(api.correlation_id[i], i);
-    // Pairs are unique, so sorting them whole keeps the first row of each id
-    // first, as a stable sort by id would, without its n-element buffer.
-    std::sort(pairs.begin(), pairs.end());
-    tl.corr_keys.reserve(pairs.size());
-    tl.corr_rows.reserve(pairs.size());
-    for (const auto& [k, row] : pairs) {
-      if (!tl.corr_keys.empty() && tl.corr_keys.back() == k) continue;
-      tl.corr_keys.push_back(k);
+      if (IsValid(corr[i])) rows.push_back(static_cast<uint32_t>(i));
+    auto before = [&](uint32_t a, uint32_t b) { return corr[a] != corr[b] ? corr[a] < corr[b] : a < b; };
+    if (!std::is_sorted(rows.begin(), rows.end(), before)) std::sort(rows.begin(), rows.end(), before);
+    tl.corr_keys.reserve(rows.size());
+    tl.corr_rows.reserve(rows.size());
+    for (uint32_t row : rows) {
+      if (!tl.corr_keys.empty() && tl.corr_keys.back() == corr[row]) continue;  // the first row wins
+      tl.corr_keys.push_back(corr[row]);
       tl.corr_rows.push_back(row);
     }
   }
@@ -321,12 +353,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
       return IsValid(corr) && std::binary_search(h2d_corr.begin(), h2d_corr.end(), corr);
     };
     std::map<int64_t, uint32_t> last_on_tid;  // previous call on each thread
+    ApiPredicateMemo blocking(trace, IsHostBlockingApi);
     for (size_t i = 0; i < api.size(); ++i) {
       auto prev = last_on_tid.find(api.tid[i]);
       uint32_t prev_row = prev == last_on_tid.end() ? UINT32_MAX : prev->second;
       last_on_tid[api.tid[i]] = static_cast<uint32_t>(i);
       if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
-      if (!IsHostBlockingApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
+      if (!blocking(i)) continue;
       tl.blocking_api_rows.push_back(static_cast<uint32_t>(i));
       tl.blocking_is_h2d.push_back(is_h2d(api.correlation_id[i]) ||
                                    (prev_row != UINT32_MAX && is_h2d(api.correlation_id[prev_row])));
@@ -363,7 +396,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
 
   // Devices with GPU work.
   std::map<int32_t, std::vector<GpuOp>> ops;
-  std::map<int32_t, std::vector<Interval>> kern, comm, compute;
+  std::map<int32_t, std::vector<Interval>> comm, compute;
   const model::KernelTable& k = trace.kernels;
   std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
   {
@@ -385,15 +418,12 @@ Timeline BuildTimeline(const model::Trace& trace) {
       for (int32_t id : *col)
         if (IsValid(id)) ++n_ops[id];
     for (const auto& [dev, n] : n_ops) ops[dev].reserve(n);
-    for (const auto& [dev, n] : n_kern) {
-      kern[dev].reserve(n);
+    for (const auto& [dev, n] : n_kern)
       compute[dev].reserve(n);  // most kernels compute; untouched capacity costs nothing
-    }
   }
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !Valid(k.start_ns[i], k.end_ns[i])) continue;
     ops[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i], k.correlation_id[i]});
-    kern[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i]});
     StringId n = k.name[i];
     if (!known[n]) {
       known[n] = true;
@@ -420,16 +450,8 @@ Timeline BuildTimeline(const model::Trace& trace) {
   // thread's ranges and calls (host_activity.h).
   std::vector<bool> api_is_launch(api.size(), false), api_is_blocking(api.size(), false);
   {
-    std::vector<int8_t> memo(trace.strings.size(), -1);  // by name, for rows without a cbid
-    for (size_t i = 0; i < api.size(); ++i) {
-      if (IsValid(api.cbid[i])) {
-        api_is_launch[i] = IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]);
-        continue;
-      }
-      int8_t& m = memo[api.name[i]];
-      if (m < 0) m = IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i]) ? 1 : 0;
-      api_is_launch[i] = m == 1;
-    }
+    ApiPredicateMemo launch(trace, IsLaunchApi);
+    for (size_t i = 0; i < api.size(); ++i) api_is_launch[i] = launch(i);
   }
   // Blocking calls that wait on a host-to-device copy, by api row.
   std::vector<bool> row_is_h2d(api.size(), false);
@@ -447,9 +469,15 @@ Timeline BuildTimeline(const model::Trace& trace) {
     std::vector<int64_t> starter;
     BusyWithStarters(dev_ops, &d.busy, &starter);
     // Moved: each device's raw intervals are freed once merged (peak memory).
-    d.kernel_busy = UnionOf(std::move(kern[dev]));
     d.comm_busy = UnionOf(std::move(comm[dev]));
     d.compute_busy = UnionOf(std::move(compute[dev]));
+    // All kernels' union is the union of the two unions (a third copy of
+    // every kernel interval was 31 MB at 100x).
+    std::vector<Interval> both;
+    both.reserve(d.comm_busy.size() + d.compute_busy.size());
+    both.insert(both.end(), d.compute_busy.begin(), d.compute_busy.end());
+    both.insert(both.end(), d.comm_busy.begin(), d.comm_busy.end());
+    d.kernel_busy = UnionOf(std::move(both));
     if (d.busy.empty()) continue;
 
     // Steps: device-adjusted per tb_plugin; trailing steps without GPU work dropped.
@@ -691,7 +719,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
       if (IsValid(k.correlation_id[i])) note(k.correlation_id[i], k.device_id[i]);
     for (size_t i = 0; i < api.size(); ++i) {
       if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
-      if (!IsLaunchApi(trace.Str(api.name[i]), api.kind[i], api.cbid[i])) continue;
+      if (!api_is_launch[i]) continue;
       auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), api.correlation_id[i]);
       int32_t dev = kMissingI32;
       if (it != tl.corr_keys.end() && *it == api.correlation_id[i])

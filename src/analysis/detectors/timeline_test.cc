@@ -139,6 +139,47 @@ TEST(Timeline, OneOffGapLeavesRecurringIdle) {
   EXPECT_LT(recurring, 300 * kUs);
 }
 
+// The timeline matches each call's (name, kind, cbid) once per name while
+// they repeat; rows that change kind or cbid under the same name must still
+// be judged on their own (the blocking list equals the predicate row by row,
+// and launch calls are counted the same way).
+TEST(Timeline, CallsJudgedByNameKindAndCbidEvenWhenTheyChange) {
+  Builder b;
+  b.Step(1, 0, 100000 * kUs);
+  const char* names[] = {"cudaStreamSynchronize", "cudaLaunchKernel", "cudaMemcpy", "cuCtxSynchronize"};
+  const int32_t cbids[] = {131, 211, 31, kMissingI32, 17};
+  const model::ApiKind kinds[] = {model::ApiKind::kRuntime, model::ApiKind::kDriver};
+  uint32_t x = 12345;
+  for (int i = 0; i < 400; ++i) {
+    x = x * 1103515245u + 12345u;  // a fixed pseudo-random order of combinations
+    model::ApiRow a;
+    a.pid = 1; a.tid = 1 + static_cast<int64_t>((x >> 7) % 2);
+    a.start_ns = (10 + 20 * i) * kUs;
+    a.end_ns = a.start_ns + 5 * kUs;
+    a.name = b.t.strings.Intern(names[(x >> 10) % 4]);
+    a.cbid = cbids[(x >> 13) % 5];
+    a.kind = kinds[(x >> 17) % 2];
+    a.correlation_id = b.next_corr++;
+    b.t.api_calls.Append(a);
+  }
+  b.Kernel(5, 8000 * kUs, 8100 * kUs);
+  b.t.Finalize();
+  const Timeline tl = BuildTimeline(b.t);
+  const model::ApiTable& api = b.t.api_calls;
+  std::vector<uint32_t> want;
+  int64_t launches = 0;
+  for (size_t i = 0; i < api.size(); ++i) {
+    const std::string_view name = b.t.Str(api.name[i]);
+    if (IsHostBlockingApi(name, api.kind[i], api.cbid[i])) want.push_back(static_cast<uint32_t>(i));
+    if (IsLaunchApi(name, api.kind[i], api.cbid[i])) ++launches;
+  }
+  EXPECT_GT(want.size(), 20u);
+  EXPECT_LT(want.size(), api.size() - 20);
+  EXPECT_EQ(tl.blocking_api_rows, want);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  EXPECT_EQ(tl.devices[0].launch_api_count, launches);
+}
+
 TEST(Timeline, SetOperations) {
   IntervalList a = UnionOf({{0, 10}, {5, 20}, {30, 40}});
   ASSERT_EQ(a.size(), 2u);
