@@ -1,4 +1,4 @@
-// import_bench [--variants] [--cli-only] [--repeat N] [--gpuwhy PATH] FILE...
+// import_bench [--variants] [--cli-only] [--repeat N] [--threads 1,2,..] [--gpuwhy PATH] FILE...
 // import_bench --same-model FILE...   (one thread against two: bit-identical?)
 //                                                    (N defaults to 3; median shown)
 //
@@ -7,7 +7,9 @@
 //   gzip -dc   the real gzip binary into /dev/null (the baseline)
 //   inflate    InputStream only (ISA-L / zlib), no parsing
 //   parse      ReadKinetoStream on one thread and in segments on two
-//              (KinetoOptions::threads), with the read-ahead inflate thread
+//              (KinetoOptions::threads), with the read-ahead inflate thread;
+//              --threads LIST times each listed count instead, and the CLI
+//              with `--threads N` at each too
 //   import     import::ImportFile (the production path)
 //   +pass      import plus one pass over every event column
 //   +analyze   import plus analysis::AnalyzeTrace
@@ -63,6 +65,10 @@ struct Measure {
 // RunChild: fork, run `fn` in the child (which fills a Measure sent back
 // through a pipe), and take the child's peak RSS from wait4.
 int g_repeat = 3;
+// g_threads: the parser thread counts timed (--threads 1,2,4); the CLI is
+// also run at each when the list was given.
+std::vector<int> g_threads = {1, 2};
+bool g_threads_given = false;
 
 template <typename Fn>
 Measure RunChildOnce(Fn fn);
@@ -311,14 +317,14 @@ void InProcessLines(const std::string& f, double bytes, double events, bool vari
       }
     }
   }
-  // The segmented parse against one thread, both with read-ahead inflate.
-  gpuwhy::import::KinetoOptions one, two;
-  one.threads = 1;
-  two.threads = 2;
-  Print("Kineto parse, 1 thread", KinetoVariant(f, gpuwhy::import::KinetoOptions::ReadAheadOn(), one),
-        bytes, events);
-  Print("Kineto parse, 2 threads", KinetoVariant(f, gpuwhy::import::KinetoOptions::ReadAheadOn(), two),
-        bytes, events);
+  // The segmented parse against one thread, all with read-ahead inflate.
+  for (int n : g_threads) {
+    gpuwhy::import::KinetoOptions o;
+    o.threads = n;
+    const std::string name = "Kineto parse, " + std::to_string(n) + (n == 1 ? " thread" : " threads");
+    Print(name.c_str(), KinetoVariant(f, gpuwhy::import::KinetoOptions::ReadAheadOn(), o), bytes,
+          events);
+  }
   Measure imp = Import(f, After::kNothing);
   Print("import (ImportFile)", imp, bytes, events);
   Measure pass = Import(f, After::kPass);
@@ -379,6 +385,20 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--cli-only") == 0) cli_only = true;
     else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      g_threads.clear();
+      for (const char* p = argv[++i]; *p != 0;) {
+        char* end = nullptr;
+        const long n = std::strtol(p, &end, 10);
+        if (end == p || n < 1 || n > 64) {
+          std::fprintf(stderr, "import_bench: --threads takes a list like 1,2,4 (1..64)\n");
+          return 2;
+        }
+        g_threads.push_back(static_cast<int>(n));
+        g_threads_given = true;
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
     else files.emplace_back(argv[i]);
   }
   if (files.empty()) {
@@ -418,6 +438,17 @@ int main(int argc, char** argv) {
       if (cli.ok && igz.ok)
         std::printf("  gpuwhy analyze --json / igzip -dc: wall %.2f (target <= 3), peak RSS %.0f MB\n",
                     cli.wall_s / igz.wall_s, static_cast<double>(cli.exec_rss_kb) / 1024.0);
+      // --threads: the CLI at each parser thread count too.
+      if (g_threads_given) {
+        for (int n : g_threads) {
+          const std::string t = std::to_string(n);
+          Measure m = ExecMeasure({gpuwhy_bin, "analyze", "--json", "--threads", t, f}, nullptr);
+          const std::string name = "  same, --threads " + t;
+          Print(name.c_str(), m, bytes, events);
+          if (m.ok && igz.ok)
+            std::printf("    / igzip -dc: wall %.2f\n", m.wall_s / igz.wall_s);
+        }
+      }
     }
   }
   if (cli_rows.size() >= 2) {

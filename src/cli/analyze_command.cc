@@ -53,6 +53,14 @@ analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   return a;
 }
 
+// AddThreadsOption: `--threads N`, the Kineto JSON parser threads, into `threads`.
+void AddThreadsOption(CLI::App& app, int* threads) {
+  app.add_option("--threads", *threads,
+                 "threads parsing Kineto JSON (default 0: by the machine's cores; 1: no "
+                 "parser threads); the report is the same for any value")
+      ->check(CLI::Range(0, 64));
+}
+
 // WriteHtmlReport: the self-contained HTML page of `analysis` (of `traces`) to `path`.
 bool WriteHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
                      const std::string& path, std::ostream& err) {
@@ -117,13 +125,14 @@ Result<analysis::Analysis> AnalyzeSummaries(const std::vector<std::string>& path
 }
 
 Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& inputs,
-                                              const analysis::AnalysisOptions& options) {
+                                              const analysis::AnalysisOptions& options,
+                                              const import::ImportOptions& import_options) {
   Result<std::vector<std::string>> paths = import::ExpandInputs(inputs);
   if (!paths.ok()) return paths.status();
   if (paths->empty()) return InvalidInput("no traces found in the given inputs");
   std::vector<model::Trace> traces;
   for (const std::string& path : *paths) {
-    Result<model::Trace> trace = import::ImportFile(path);
+    Result<model::Trace> trace = import::ImportFile(path, import_options);
     if (!trace.ok()) return trace.status();
     traces.push_back(std::move(trace).value());
   }
@@ -141,7 +150,8 @@ Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& in
 
 Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
                                             const analysis::AnalysisOptions& options,
-                                            std::vector<model::Trace>* kept) {
+                                            std::vector<model::Trace>* kept,
+                                            const import::ImportOptions& import_options) {
   kept->clear();
   Result<std::vector<std::string>> summaries = ExpandSummaryInputs(inputs);
   if (!summaries.ok()) return summaries.status();
@@ -157,7 +167,7 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
   // trace per rank, each with the same path.
   std::vector<std::string> trace_paths;
   for (const std::string& path : *paths) {
-    Result<std::vector<model::Trace>> ranks = import::ImportFileRanks(path);
+    Result<std::vector<model::Trace>> ranks = import::ImportFileRanks(path, import_options);
     if (!ranks.ok()) return ranks.status();
     for (model::Trace& t : *ranks) {
       kept->push_back(std::move(t));
@@ -212,6 +222,8 @@ int SummarizeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("-o,--output", output_path, "the .gwsum file to write")->required();
   app.add_option("--top", top_kernels, "kernel names kept in the top-kernels table")
       ->check(CLI::Range(0, 100000));
+  import::ImportOptions import_options;
+  AddThreadsOption(app, &import_options.parse_threads);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -223,7 +235,7 @@ int SummarizeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   AnalyzeOptions ao;
   ao.top_kernels = top_kernels;
-  Result<analysis::RankSummary> r = SummarizeInputs(inputs, ToAnalysisOptions(ao));
+  Result<analysis::RankSummary> r = SummarizeInputs(inputs, ToAnalysisOptions(ao), import_options);
   if (!r.ok()) {
     err << "gpuwhy: " << OneLine(r.status().message()) << '\n';
     return 2;
@@ -273,6 +285,7 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--perfetto", options.perfetto_path,
                  "also write a Chrome JSON trace with gpuwhy's tracks (counters, idle causes, "
                  "findings) for Perfetto UI / chrome://tracing (docs/perfetto.md)");
+  AddThreadsOption(app, &options.parse_threads);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -284,7 +297,10 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   std::vector<model::Trace> kept;
-  Result<analysis::Analysis> analysed = ImportAndAnalyze(inputs, ToAnalysisOptions(options), &kept);
+  import::ImportOptions import_options;
+  import_options.parse_threads = options.parse_threads;
+  Result<analysis::Analysis> analysed =
+      ImportAndAnalyze(inputs, ToAnalysisOptions(options), &kept, import_options);
   if (!analysed.ok()) {
     err << "gpuwhy: " << OneLine(analysed.status().message()) << '\n';
     return 2;

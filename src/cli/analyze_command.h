@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "base/status.h"
+#include "import/registry.h"
 #include "model/trace.h"
 
 namespace gpuwhy::cli {
@@ -28,6 +29,9 @@ struct AnalyzeOptions {
   // perfetto_path: also write a Chrome JSON trace for Perfetto UI there
   // (docs/perfetto.md); empty: none.
   std::string perfetto_path;
+  // parse_threads: Kineto JSON parser threads (`--threads`); 0: by the
+  // machine's cores (import::ImportOptions).
+  int parse_threads = 0;
 };
 
 // ToolVersion: the gpuwhy version string of this build, from `git describe`
@@ -48,7 +52,8 @@ std::string OneLine(std::string msg);
 // and HTML views read. The caller sets tool_version.
 Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inputs,
                                             const analysis::AnalysisOptions& options,
-                                            std::vector<model::Trace>* kept);
+                                            std::vector<model::Trace>* kept,
+                                            const import::ImportOptions& import_options = {});
 
 // ExpandSummaryInputs: the `.gwsum` files among `inputs` (files named
 // *.gwsum, folders expanded to the *.gwsum files under them, sorted); empty
@@ -66,7 +71,8 @@ Result<analysis::Analysis> AnalyzeSummaries(const std::vector<std::string>& path
 // (analysis::SummarizeRank) with the trace's path and size; more than one
 // trace left after merging is InvalidInput.
 Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& inputs,
-                                              const analysis::AnalysisOptions& options);
+                                              const analysis::AnalysisOptions& options,
+                                              const import::ImportOptions& import_options = {});
 
 // RenderAnalysis: render an already computed analysis per `options`.
 void RenderAnalysis(const analysis::Analysis& analysis, const AnalyzeOptions& options,

@@ -170,6 +170,21 @@ TEST(AnalyzeMain, UsageErrorsAreExit1AndHelpIsExit0) {
   EXPECT_NE(out.find("--json"), std::string::npos);
 }
 
+// --threads sets the Kineto parser threads; the report is the same for any
+// value (the fragmented fixture is 1.96 MB of JSON: two 1 MiB segments).
+TEST(AnalyzeMain, ThreadsOptionKeepsTheReport) {
+  const std::string trace = kData + "fragmented.pt.trace.json.gz";
+  std::string base, out, err;
+  ASSERT_EQ(RunAnalyze({"--json", trace}, &base, &err), 0) << err;
+  for (const char* n : {"1", "2", "3", "0"}) {
+    ASSERT_EQ(RunAnalyze({"--json", "--threads", n, trace}, &out, &err), 0) << err;
+    EXPECT_EQ(out, base) << "--threads " << n;
+  }
+  EXPECT_EQ(RunAnalyze({"--threads", "-1", trace}, &out, &err), 1);
+  EXPECT_NE(err.find("--threads"), std::string::npos) << err;
+  EXPECT_EQ(RunAnalyze({"--threads", "65", trace}, &out, &err), 1);
+}
+
 TEST(AnalyzeAndRender, SameReportAsTheCommand) {
   std::string path = kData + "sync_every_step.pt.trace.json.gz";
   Result<model::Trace> t = import::ImportFile(path);

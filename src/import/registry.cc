@@ -79,11 +79,13 @@ bool AnyImporterSniffs(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::unique_ptr<Importer>> BuiltinImporters() {
+std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& options) {
   // Sniff order: the first importer that recognises the content wins. Append
   // new formats here (one line each).
   std::vector<std::unique_ptr<Importer>> v;
-  v.push_back(std::make_unique<KinetoImporter>());
+  KinetoOptions kineto;
+  kineto.threads = options.parse_threads;
+  v.push_back(std::make_unique<KinetoImporter>(kineto));
   v.push_back(std::make_unique<NsysImporter>());
   v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
@@ -100,7 +102,8 @@ namespace {
 
 // ImportWith: stat and sniff `path`, then let the first importer that
 // recognises it fill `traces` (one trace, or one per rank when `ranks`).
-Status ImportWith(const std::string& path, bool ranks, std::vector<model::Trace>* traces) {
+Status ImportWith(const std::string& path, bool ranks, const ImportOptions& options,
+                  std::vector<model::Trace>* traces) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return NotFound(path + ": no such file");
@@ -127,7 +130,7 @@ Status ImportWith(const std::string& path, bool ranks, std::vector<model::Trace>
         "`nsys export --type sqlite {}` and pass the .sqlite file",
         path, path));
   }
-  for (const auto& imp : BuiltinImporters()) {
+  for (const auto& imp : BuiltinImporters(options)) {
     if (!imp->Sniff(src)) continue;
     std::vector<model::Trace> out;
     if (ranks) {
@@ -157,15 +160,16 @@ Status ImportWith(const std::string& path, bool ranks, std::vector<model::Trace>
 
 }  // namespace
 
-Result<model::Trace> ImportFile(const std::string& path) {
+Result<model::Trace> ImportFile(const std::string& path, const ImportOptions& options) {
   std::vector<model::Trace> traces;
-  RETURN_IF_ERROR(ImportWith(path, false, &traces));
+  RETURN_IF_ERROR(ImportWith(path, false, options, &traces));
   return std::move(traces.front());
 }
 
-Result<std::vector<model::Trace>> ImportFileRanks(const std::string& path) {
+Result<std::vector<model::Trace>> ImportFileRanks(const std::string& path,
+                                                  const ImportOptions& options) {
   std::vector<model::Trace> traces;
-  RETURN_IF_ERROR(ImportWith(path, true, &traces));
+  RETURN_IF_ERROR(ImportWith(path, true, options, &traces));
   return traces;
 }
 

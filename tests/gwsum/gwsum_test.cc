@@ -216,6 +216,16 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
   };
   std::string good_report, e;
   ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {good, "--json"}, &good_report, &e), 0) << e;
+  // --threads changes nothing in the summary.
+  const std::string one = dir + "/one_thread.gwsum";
+  ASSERT_EQ(RunCmd(cli::SummarizeMain, "summarize",
+                {kSource + "/tests/data/multi_rank/rank1.pt.trace.json.gz", "-o", one, "--threads", "1"},
+                &out, &err),
+            0) << err;
+  {
+    std::ifstream g(one, std::ios::binary);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>()), bytes);
+  }
 
   // Version 2 (what summarize writes): magic, 2.0, body length and CRC, deflate.
   ASSERT_GT(bytes.size(), 40u);

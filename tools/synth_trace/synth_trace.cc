@@ -54,7 +54,7 @@ struct Event {
   int32_t grid_x = 0, block_x = 0, registers = 0, shared_mem = 0;
   int32_t step = 0;
   bool nccl = false;
-  std::string input_dims, input_types;  // cpu_op recorded shapes (verbatim JSON)
+  std::string input_dims{}, input_types{};  // cpu_op recorded shapes (verbatim JSON)
   bool comm_label = false;    // kernel_mix answers (GroundTruth)
   bool matrix_label = false;
 };

@@ -62,9 +62,9 @@ struct SynthKernel {
   bool matrix_core = false;    // runs on tensor cores / AMD matrix cores
   // The launching cpu_op and its recorded shapes (record_shapes=True); empty:
   // "aten::mm" without shapes. dur_ns > 0 fixes the kernel's duration.
-  std::string op;
-  std::string input_dims;   // verbatim JSON, e.g. "[[64, 128], [128, 256]]"
-  std::string input_types;  // verbatim JSON, e.g. R"(["c10::BFloat16", "c10::BFloat16"])"
+  std::string op{};
+  std::string input_dims{};   // verbatim JSON, e.g. "[[64, 128], [128, 256]]"
+  std::string input_types{};  // verbatim JSON, e.g. R"(["c10::BFloat16", "c10::BFloat16"])"
   int64_t dur_ns = 0;
 };
 

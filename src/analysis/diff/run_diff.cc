@@ -101,7 +101,9 @@ RunDiff DiffRuns(const RunProfile& b, const RunProfile& a) {
   };
   for (const auto& f : b.findings) {
     auto it = fa.find(f.id);
-    FindingDelta x{f.id, f.title};
+    FindingDelta x;
+    x.id = f.id;
+    x.title = f.title;
     x.before_lost_ns = f.lost_per_step_ns;
     x.predicted_step_ns = f.predicted_step_ns;
     if (it == fa.end() || (lost(&f) > 0 && lost(it->second) == 0)) {

@@ -441,7 +441,9 @@ TEST(KernelTaxonomyTest, KnownAnswers) {
     EXPECT_EQ(info.tensor_core, UsesTensorCores(c.name));
     EXPECT_EQ(info.kernel_class == K::kCommunication, IsCommKernel(c.name));
     // Tensor cores only ever on GEMM/conv/attention rows.
-    if (info.tensor_core) EXPECT_EQ(info.kernel_class, K::kGemmConv);
+    if (info.tensor_core) {
+      EXPECT_EQ(info.kernel_class, K::kGemmConv);
+    }
   }
 }
 
@@ -463,8 +465,12 @@ TEST(KernelTaxonomyTest, RowsAreWellFormed) {
     EXPECT_FALSE(r.pattern.empty()) << r.family;
     for (std::string_view p : {r.pattern, r.also, r.unless})
       for (char ch : p) EXPECT_FALSE(ch >= 'A' && ch <= 'Z') << r.family << ": " << p;
-    if (r.tensor_core != TensorCoreRule::kNo) EXPECT_EQ(r.kernel_class, K::kGemmConv) << r.family;
-    if (r.attention) EXPECT_EQ(r.kernel_class, K::kGemmConv) << r.family;
+    if (r.tensor_core != TensorCoreRule::kNo) {
+      EXPECT_EQ(r.kernel_class, K::kGemmConv) << r.family;
+    }
+    if (r.attention) {
+      EXPECT_EQ(r.kernel_class, K::kGemmConv) << r.family;
+    }
     EXPECT_NE(r.kernel_class, K::kOther) << r.family;  // other means "no row matched"
     families.insert(r.family);
   }

@@ -740,6 +740,16 @@ struct SegmentJob {
   bool done = false;                      // guarded by the pool's mutex
 };
 
+// AutoParseThreads: KinetoOptions::threads = 0. One thread per core, at most
+// 4: measured on a 16-core machine (docs/performance.md), the 10x import
+// stopped gaining past 4-6 parsers (the reader, the merge and inflate are one
+// thread each) while each parser's segments in flight add memory (8 parsers
+// peaked at 204 MB at 10x, 4 at 174-178 MB).
+int AutoParseThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores >= 4 ? 4 : (cores >= 2 ? static_cast<int>(cores) : 1);
+}
+
 class KinetoParser {
  public:
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
@@ -747,8 +757,7 @@ class KinetoParser {
         chunk_(std::max<size_t>(options.chunk_bytes, 1)),
         reserve_after_(options.reserve_after_bytes),
         trace_(trace),
-        threads_(options.threads != 0 ? options.threads
-                                      : (std::thread::hardware_concurrency() >= 2 ? 2 : 1)),
+        threads_(options.threads != 0 ? options.threads : AutoParseThreads()),
         segment_bytes_(std::max<size_t>(options.segment_bytes, 1)) {}
 
   Status Run();

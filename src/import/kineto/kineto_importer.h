@@ -40,9 +40,10 @@ struct KinetoOptions {
   // tables, and merged in file order; the model, counters and errors are
   // bit-identical to the one-thread parse (tests assert it on every shared
   // trace; the fuzzer on every input). An array that fits in one segment is
-  // parsed on the calling thread. 0 picks 2 on a machine with two or more
-  // cores, else 1. 1 MiB segments: on the 10x bench trace, 4 MiB ones parsed
-  // no faster and held 40 MB more (docs/performance.md).
+  // parsed on the calling thread. 0 picks one per core, at most 4 (more
+  // gained nothing on a 16-core machine and cost memory). 1 MiB segments: on
+  // the 10x bench trace, 4 MiB ones parsed no faster and held 40 MB more
+  // (docs/performance.md).
   int threads = 0;
   size_t segment_bytes = size_t{1} << 20;
   // Used by KinetoImporter::Read when opening the file. Read-ahead is on: the

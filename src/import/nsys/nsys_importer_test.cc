@@ -436,7 +436,9 @@ TEST_F(NsysImporterTest, DamagedGenericEventValueIsCountedNotThrown) {
   model::Trace t;
   Status st = Status::Ok();
   EXPECT_NO_THROW(st = ReadNsysSqliteImage(bytes, "memory:regress", t));
-  if (!st.ok()) EXPECT_NE(st.message().find("memory:regress"), std::string::npos) << st.message();
+  if (!st.ok()) {
+    EXPECT_NE(st.message().find("memory:regress"), std::string::npos) << st.message();
+  }
 }
 
 // ExpectOneLineError: `st` failed with one line that names `path` and `want`.
