@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <vector>
+
 namespace gpuwhy::analysis {
 namespace {
 
@@ -58,6 +62,44 @@ TEST(TbPluginStepsTest, DeviceAdjustmentAndTailRemoval) {
   EXPECT_EQ(r.steps[1].end_ns, 320);
   EXPECT_EQ(r.device_ops_per_step[0], 2);
   EXPECT_EQ(r.device_ops_per_step[1], 2);
+}
+
+// Runtime calls are read in start order straight from a Finalize()d table;
+// a table in another order (not finalized) is sorted first, to the same steps.
+// Driver calls (not kRuntime) are skipped either way.
+TEST(TbPluginStepsTest, RuntimeOrderDoesNotChangeTheSteps) {
+  auto build = [](bool reversed) {
+    model::Trace t;
+    AddStep(t, 1, 100, 200);
+    AddStep(t, 2, 200, 300);
+    std::vector<std::array<int64_t, 5>> launches = {
+        {1, 110, 120, 130, 150}, {2, 150, 160, 170, 250}, {3, 210, 220, 260, 290},
+        {4, 230, 240, 290, 320}};
+    if (reversed) std::reverse(launches.begin(), launches.end());
+    for (const auto& l : launches) AddLaunch(t, l[0], l[1], l[2], l[3], l[4]);
+    model::ApiRow driver;  // a driver call inside step 1 with a kernel: not a runtime
+    driver.start_ns = 180;
+    driver.end_ns = 190;
+    driver.correlation_id = 9;
+    driver.kind = model::ApiKind::kDriver;
+    driver.name = t.strings.Intern("cuLaunchKernel");
+    t.api_calls.Append(driver);
+    return t;
+  };
+  model::Trace sorted = build(false);
+  sorted.Finalize();
+  const TbPluginStepResult want = TbPluginSteps(sorted);
+  ASSERT_EQ(want.steps.size(), 2u);
+  EXPECT_EQ(want.steps[0].end_ns, 250);
+  EXPECT_EQ(want.steps[1].end_ns, 320);
+  const model::Trace unsorted = build(true);  // not finalized: api rows in reverse start order
+  const TbPluginStepResult got = TbPluginSteps(unsorted);
+  ASSERT_EQ(got.steps.size(), want.steps.size());
+  for (size_t i = 0; i < want.steps.size(); ++i) {
+    EXPECT_EQ(got.steps[i].start_ns, want.steps[i].start_ns) << i;
+    EXPECT_EQ(got.steps[i].end_ns, want.steps[i].end_ns) << i;
+  }
+  EXPECT_EQ(got.device_ops_per_step, want.device_ops_per_step);
 }
 
 TEST(TbPluginStepsTest, NoProfilerStepsGivesOneCpuSpanStep) {
