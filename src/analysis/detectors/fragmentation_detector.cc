@@ -84,8 +84,9 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     AddMetric(f, "triton_kernel_ratio", static_cast<double>(triton_kernels) / n, "ratio",
               "Triton (torch.compile) kernels");
     // Worst host-launch gaps.
-    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kHostLaunch);
-    for (size_t i = 0; i < worst.size() && i < 3; ++i) {
+    constexpr size_t kExamples = 3;
+    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kHostLaunch, kExamples);
+    for (size_t i = 0; i < worst.size() && i < kExamples; ++i) {
       Example ex;
       ex.what = "GPU idle waiting for a launch";
       ex.start_ns = worst[i]->start_ns;

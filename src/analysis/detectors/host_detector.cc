@@ -80,7 +80,8 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
     f.title = "GPU waits while the host runs work that launches nothing";
     SetLoss(f, d, lost);
 
-    const std::vector<const IdleGap*> gaps = RecurringGaps(d, IdleCause::kHostBusy);
+    constexpr size_t kExamples = 3;
+    const std::vector<const IdleGap*> gaps = RecurringGaps(d, IdleCause::kHostBusy, kExamples);
     const double window = static_cast<double>(std::max<int64_t>(1, d.host_busy_window_ns));
     // What ran, by share of the host time in these gaps.
     std::string ran;
@@ -127,7 +128,7 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
     if (!ran.empty())
       f.notes.push_back("What the launching thread ran in these gaps, by share of their host time "
                         "(a name and the ops inside it both count): " + ran + ".");
-    for (size_t i = 0; i < gaps.size() && i < 3; ++i) {
+    for (size_t i = 0; i < gaps.size() && i < kExamples; ++i) {
       const IdleGap& g = *gaps[i];
       Example ex;
       ex.what = "GPU idle while the host ran other work";

@@ -113,7 +113,8 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
 
     // GPU idle that began inside a blocking call.
     int64_t sync_idle = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kSync)];
-    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kSync);
+    constexpr size_t kExamples = 5;
+    const std::vector<const IdleGap*> worst = RecurringGaps(d, IdleCause::kSync, kExamples);
 
     Finding f;
     f.id = "sync.host_sync";
@@ -159,7 +160,7 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       f.notes.push_back(std::to_string(event_calls) +
                         " of these come from cuda_sync events with no matching runtime call in "
                         "the trace.");
-    for (size_t i = 0; i < worst.size() && i < 5; ++i) {
+    for (size_t i = 0; i < worst.size() && i < kExamples; ++i) {
       const IdleGap& g = *worst[i];
       const bool from_api = g.sync_api_row != UINT32_MAX;
       if (!from_api && g.sync_event_row == UINT32_MAX) continue;

@@ -94,14 +94,16 @@ bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid)
   return e != nullptr && e->api_class != SyncApiClass::kGpuWait;
 }
 
-std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cause) {
+std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cause, size_t sorted) {
   std::vector<const IdleGap*> out;
   for (const IdleGap& g : d.gaps)
     if (g.cause == cause && !g.one_off) out.push_back(&g);
-  std::sort(out.begin(), out.end(), [](const IdleGap* a, const IdleGap* b) {
+  auto longer = [](const IdleGap* a, const IdleGap* b) {
     return a->attributed_ns != b->attributed_ns ? a->attributed_ns > b->attributed_ns
                                                 : a->start_ns < b->start_ns;
-  });
+  };
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(sorted, out.size())),
+                    out.end(), longer);
   return out;
 }
 

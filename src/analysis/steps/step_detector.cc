@@ -175,12 +175,17 @@ const char* ToString(StepSource s) {
 
 double Percentile(std::vector<double> values, double q) {
   if (values.empty()) return kMissingF64;
-  std::sort(values.begin(), values.end());
   const double pos = q * static_cast<double>(values.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(values.size() - 1, lo + 1);
   const double frac = pos - static_cast<double>(lo);
-  return values[lo] + (values[hi] - values[lo]) * frac;
+  // The lo-th and hi-th smallest values, in linear time: a full sort of the
+  // 2 M GPU gaps of a 21 M-event trace cost more than the gaps themselves.
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(values.begin(), at, values.end());
+  const double v_lo = *at;
+  const double v_hi = hi == lo ? v_lo : *std::min_element(at + 1, values.end());
+  return v_lo + (v_hi - v_lo) * frac;
 }
 
 StepStats ComputeStepStats(const std::vector<Step>& steps) {

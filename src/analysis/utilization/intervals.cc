@@ -5,8 +5,11 @@
 namespace gpuwhy::analysis {
 
 std::vector<Interval> MergeIntervals(std::vector<Interval> spans) {
-  std::sort(spans.begin(), spans.end(),
-            [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+  // Spans built from a Finalize()d table come in start order already; the
+  // check is one pass where the sort was n log n (the merge below does not
+  // depend on the order of equal starts).
+  auto earlier = [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(spans.begin(), spans.end(), earlier)) std::sort(spans.begin(), spans.end(), earlier);
   // In place: the merged list is never longer than its input (no second
   // buffer beside a multi-million-kernel input).
   size_t n = 0;
