@@ -285,7 +285,8 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--perfetto", options.perfetto_path,
                  "also write a Chrome JSON trace with gpuwhy's tracks (counters, idle causes, "
                  "findings) for Perfetto UI / chrome://tracing (docs/perfetto.md)");
-  AddThreadsOption(app, &options.parse_threads);
+  import::ImportOptions import_options;
+  AddThreadsOption(app, &import_options.parse_threads);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -297,8 +298,6 @@ int AnalyzeMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
 
   std::vector<model::Trace> kept;
-  import::ImportOptions import_options;
-  import_options.parse_threads = options.parse_threads;
   Result<analysis::Analysis> analysed =
       ImportAndAnalyze(inputs, ToAnalysisOptions(options), &kept, import_options);
   if (!analysed.ok()) {

@@ -29,9 +29,6 @@ struct AnalyzeOptions {
   // perfetto_path: also write a Chrome JSON trace for Perfetto UI there
   // (docs/perfetto.md); empty: none.
   std::string perfetto_path;
-  // parse_threads: Kineto JSON parser threads (`--threads`); 0: by the
-  // machine's cores (import::ImportOptions).
-  int parse_threads = 0;
 };
 
 // ToolVersion: the gpuwhy version string of this build, from `git describe`

@@ -474,11 +474,11 @@ Timeline BuildTimeline(const model::Trace& trace) {
     d.comm_busy = UnionOf(std::move(comm[dev]));
     d.compute_busy = UnionOf(std::move(compute[dev]));
     // All kernels' union is the union of the two unions (a third copy of
-    // every kernel interval was 31 MB at 100x).
-    std::vector<Interval> both;
-    both.reserve(d.comm_busy.size() + d.compute_busy.size());
-    both.insert(both.end(), d.compute_busy.begin(), d.compute_busy.end());
-    both.insert(both.end(), d.comm_busy.begin(), d.comm_busy.end());
+    // every kernel interval was 31 MB at 100x), merged in start order so that
+    // the union needs no sort.
+    std::vector<Interval> both(d.comm_busy.size() + d.compute_busy.size());
+    std::merge(d.compute_busy.begin(), d.compute_busy.end(), d.comm_busy.begin(), d.comm_busy.end(),
+               both.begin(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
     d.kernel_busy = UnionOf(std::move(both));
     if (d.busy.empty()) continue;
 

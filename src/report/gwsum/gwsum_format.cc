@@ -52,6 +52,9 @@ int64_t UnZigZag(uint64_t z) { return static_cast<int64_t>((z >> 1) ^ (~(z & 1) 
 constexpr uint64_t kTagMissing = 0;  // kMissingF64, bit for bit
 constexpr uint64_t kTagRaw = 1;      // 8 raw bytes follow (any other double)
 constexpr uint64_t kTagInteger = 2;  // 2 + zigzag(i): the integer i as a double
+// Utilization samples (IoSamples) use the same first two tags, then
+// kTagSample + n / unit for the rational sample n / period_ns.
+constexpr uint64_t kTagSample = 2;
 constexpr uint64_t kMaxExactInteger = uint64_t{1} << 53;
 
 bool IsMissingNan(double v) {
@@ -101,7 +104,6 @@ class Enc {
   const uint16_t major;
   std::string out;
   std::vector<std::string>* strings = nullptr;  // SummaryStrings: every string written
-  std::vector<std::string> collected;
 
   void PutU(uint64_t v) {
     while (v >= 0x80) {
@@ -425,18 +427,22 @@ bool RationalSample(double value, int64_t period_ns, int64_t* n) {
 
 // Utilization samples, version 2: the count; `unit` (the greatest common
 // divisor of the rational samples' numerators, >= 1); then per sample a
-// varint: 0 missing, 1 eight raw bytes follow, 2 + n / unit the rational
-// sample n / period_ns.
+// varint: kTagMissing, kTagRaw then eight raw bytes, or kTagSample + n / unit
+// for the rational sample n / period_ns.
 template <class A> void IoSamples(A& a, std::vector<double>& v, int64_t period_ns) {
   if (a.major < 2) return Io(a, v);
   uint64_t count = v.size();
   if (!a.Count(count)) return;
   int64_t unit = 1;
+  std::vector<int64_t> numerator;  // writing: each sample's n, or -1 (missing or raw)
   if constexpr (!A::kReading) {
+    numerator.assign(v.size(), -1);
     uint64_t g = 0;
-    for (double x : v) {
+    for (size_t i = 0; i < v.size(); ++i) {
       int64_t n = 0;
-      if (!IsMissingNan(x) && RationalSample(x, period_ns, &n)) g = std::gcd(g, static_cast<uint64_t>(n));
+      if (IsMissingNan(v[i]) || !RationalSample(v[i], period_ns, &n)) continue;
+      numerator[i] = n;
+      g = std::gcd(g, static_cast<uint64_t>(n));
     }
     unit = g == 0 ? 1 : static_cast<int64_t>(g);
   }
@@ -445,22 +451,22 @@ template <class A> void IoSamples(A& a, std::vector<double>& v, int64_t period_n
     if (unit <= 0) return a.Fail("sample unit " + std::to_string(unit) + " is not positive");
     v.resize(count);
   }
-  for (double& x : v) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    double& x = v[i];
     if constexpr (!A::kReading) {
-      int64_t n = 0;
-      if (IsMissingNan(x)) a.PutU(0);
-      else if (RationalSample(x, period_ns, &n)) a.PutU(2 + static_cast<uint64_t>(n / unit));
+      if (IsMissingNan(x)) a.PutU(kTagMissing);
+      else if (numerator[i] >= 0) a.PutU(kTagSample + static_cast<uint64_t>(numerator[i] / unit));
       else {
-        a.PutU(1);
+        a.PutU(kTagRaw);
         a.Raw(x);
       }
     } else {
       const uint64_t tag = a.GetU();
       if (a.failed) return;
-      if (tag == 0) x = kMissingF64;
-      else if (tag == 1) a.Raw(x);
+      if (tag == kTagMissing) x = kMissingF64;
+      else if (tag == kTagRaw) a.Raw(x);
       else {
-        const uint64_t q = tag - 2;
+        const uint64_t q = tag - kTagSample;
         if (period_ns <= 0) return a.Fail("rational sample without a period");
         if (q > kMaxExactInteger / static_cast<uint64_t>(unit)) return a.Fail("sample out of range");
         x = static_cast<double>(q * static_cast<uint64_t>(unit)) / static_cast<double>(period_ns);
@@ -632,6 +638,19 @@ uint16_t GetU16(std::string_view s, size_t at) {
 
 constexpr size_t kHeaderBytes = 8 + 2 + 2;
 
+// PutHeader: the magic and the version, the first kHeaderBytes of every file.
+void PutHeader(std::string& out, uint16_t major, uint16_t minor) {
+  out.append(kGwsumMagic);
+  PutU16(out, major);
+  PutU16(out, minor);
+}
+
+// Fields: every field of `summary` through the encoder (Enc only reads).
+void Fields(Enc& e, const RankSummary& summary) {
+  RankSummary& s = const_cast<RankSummary&>(summary);
+  All(e, s.analysis, s.digest);
+}
+
 uint32_t GetU32(std::string_view s, size_t at) {
   return static_cast<uint32_t>(GetU16(s, at)) | (static_cast<uint32_t>(GetU16(s, at + 2)) << 16);
 }
@@ -697,41 +716,39 @@ Result<RankSummary> DecodePayload(std::string_view p, const std::string& name) {
 
 }  // namespace
 
+Result<std::string> WrapRankSummaryBody(std::string_view body) {
+  if (body.size() > kMaxBodyBytes)
+    return Internal("summary body of " + std::to_string(body.size()) + " bytes exceeds the format's limit");
+  Result<std::string> deflated = DeflateWithDictionary(body, GwsumDictionaryV2());
+  if (!deflated.ok()) return deflated.status();
+  std::string out;
+  out.reserve(kV2HeaderBytes + deflated->size());
+  PutHeader(out, kGwsumMajorVersion, kGwsumMinorVersion);
+  PutU32(out, static_cast<uint32_t>(body.size()));
+  PutU32(out, Crc32(body));
+  out.append(*deflated);
+  return out;
+}
+
 Result<std::string> EncodeRankSummary(const RankSummary& summary) {
   Enc e(kGwsumMajorVersion);
-  RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
-  All(e, s.analysis, s.digest);
-  if (e.out.size() > kMaxBodyBytes)
-    return Internal("summary body of " + std::to_string(e.out.size()) + " bytes exceeds the format's limit");
-  Result<std::string> body = DeflateWithDictionary(e.out, GwsumDictionaryV2());
-  if (!body.ok()) return body.status();
-  std::string out;
-  out.reserve(kV2HeaderBytes + body->size());
-  out.append(kGwsumMagic);
-  PutU16(out, kGwsumMajorVersion);
-  PutU16(out, kGwsumMinorVersion);
-  PutU32(out, static_cast<uint32_t>(e.out.size()));
-  PutU32(out, Crc32(e.out));
-  out.append(*body);
-  return out;
+  Fields(e, summary);
+  return WrapRankSummaryBody(e.out);
 }
 
 Result<std::string> EncodeRankSummaryVersion1(const RankSummary& summary) {
   Enc e(1);
-  e.out.append(kGwsumMagic);
-  PutU16(e.out, 1);
-  PutU16(e.out, 0);
-  RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
-  All(e, s.analysis, s.digest);
+  PutHeader(e.out, 1, 0);
+  Fields(e, summary);
   return GzipCompress(e.out);
 }
 
 std::vector<std::string> SummaryStrings(const RankSummary& summary) {
+  std::vector<std::string> strings;
   Enc e(kGwsumMajorVersion);
-  e.strings = &e.collected;
-  RankSummary& s = const_cast<RankSummary&>(summary);  // Enc only reads
-  All(e, s.analysis, s.digest);
-  return std::move(e.collected);
+  e.strings = &strings;
+  Fields(e, summary);
+  return strings;
 }
 
 Result<RankSummary> DecodeRankSummary(std::string_view bytes, const std::string& name) {

@@ -47,6 +47,12 @@ inline constexpr std::string_view kGwsumMagic{"GWSUM\0\r\n", 8};
 // EncodeRankSummary: the `.gwsum` bytes (version 2) of `summary`.
 Result<std::string> EncodeRankSummary(const analysis::RankSummary& summary);
 
+// WrapRankSummaryBody: a version 2 file around `body`, the fields as
+// EncodeRankSummary encodes them: header, body length, CRC-32, deflate with
+// the dictionary. EncodeRankSummary is this of the encoded fields; the fuzzer
+// wraps arbitrary bodies with it to reach the field decoding.
+Result<std::string> WrapRankSummaryBody(std::string_view body);
+
 // EncodeRankSummaryVersion1: the version 1 bytes (gzip) of `summary`, as
 // gpuwhy wrote them before version 2; for tests that old files still read.
 Result<std::string> EncodeRankSummaryVersion1(const analysis::RankSummary& summary);
