@@ -3,8 +3,8 @@
 // derived from the input length so event-splitting paths are exercised too.
 // Invariants checked on success: every event table is sorted and no kernel
 // ends before it starts. Every input is also parsed in segments on two
-// threads (KinetoOptions::threads), which must give the same error line or a
-// bit-identical model.
+// threads (KinetoOptions::threads), half of them through a read-ahead stream,
+// which must give the same error line or a bit-identical model.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -40,7 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static constexpr size_t kSegments[] = {1, 16, 256};
   seg.threads = 2;
   seg.segment_bytes = kSegments[(size / 3) % 3];
-  auto in2 = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
+  // Every other input reads through a read-ahead stream whose blocks the
+  // segmenting reader takes over whole (InputStream::ReadBlock).
+  gpuwhy::InputStreamOptions so;
+  so.read_ahead = (size / 5) % 2 == 1;
+  so.read_ahead_chunk_bytes = kChunks[(size / 11) % (sizeof(kChunks) / sizeof(kChunks[0]))];
+  auto in2 = gpuwhy::OpenMemoryStream(bytes, "fuzz.json", so);
   gpuwhy::model::Trace trace2;
   gpuwhy::Status st2 = gpuwhy::import::ReadKinetoStream(*in2, seg, trace2);
   if (st2.message() != st.message()) std::abort();

@@ -22,6 +22,15 @@
 
 namespace gpuwhy {
 
+Status InputStream::ReadBlock(StreamBlock* block, size_t front, size_t want, size_t pad) {
+  block->buf.resize(front + want + pad);
+  Result<size_t> got = Read(block->buf.data() + front, want);
+  if (!got.ok()) return got.status();
+  block->begin = front;
+  block->end = front + *got;
+  return Status::Ok();
+}
+
 namespace {
 
 constexpr size_t kRawChunkBytes = size_t{256} << 10;
@@ -313,7 +322,7 @@ class ReadAheadStream final : public InputStream {
 
   Result<size_t> Read(char* buf, size_t n) override {
     if (n == 0) return size_t{0};
-    if (cur_pos_ == cur_.size()) {
+    if (cur_pos_ == cur_end_) {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return !queue_.empty() || finished_; });
       if (queue_.empty()) {
@@ -321,19 +330,37 @@ class ReadAheadStream final : public InputStream {
         return size_t{0};
       }
       free_.push_back(std::move(cur_));
-      cur_ = std::move(queue_.front());
-      queue_.pop_front();
-      raw_offset_ = raw_marks_.front();
-      raw_marks_.pop_front();
-      cur_pos_ = 0;
+      cur_end_ = TakeFront(&cur_);
+      cur_pos_ = kFront;
       lock.unlock();
       cv_.notify_all();
     }
-    size_t k = std::min(n, cur_.size() - cur_pos_);
+    size_t k = std::min(n, cur_end_ - cur_pos_);
     std::memcpy(buf, cur_.data() + cur_pos_, k);
     cur_pos_ += k;
     offset_ += k;
     return k;
+  }
+  // ReadBlock: hands the next decompressed chunk over whole (the caller's old
+  // buffer goes back to the worker), unless a Read() left part of one.
+  Status ReadBlock(StreamBlock* block, size_t front, size_t want, size_t pad) override {
+    if (cur_pos_ != cur_end_ || front > kFront || pad > kBackPad)
+      return InputStream::ReadBlock(block, front, want, pad);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || finished_; });
+    if (queue_.empty()) {
+      if (!error_.ok()) return error_;
+      block->buf.resize(front + pad);
+      block->begin = block->end = front;
+      return Status::Ok();
+    }
+    free_.push_back(std::move(block->buf));
+    block->end = TakeFront(&block->buf);
+    block->begin = kFront;
+    offset_ += block->end - block->begin;
+    lock.unlock();
+    cv_.notify_all();
+    return Status::Ok();
   }
   const std::string& path() const override { return inner_->path(); }
   bool compressed() const override { return inner_->compressed(); }
@@ -354,11 +381,12 @@ class ReadAheadStream final : public InputStream {
           free_.pop_back();
         }
       }
-      chunk.resize(chunk_bytes_);
+      // Room before and after the bytes, for ReadBlock's callers.
+      chunk.resize(kFront + chunk_bytes_ + kBackPad);
       size_t filled = 0;
       Status st;
-      while (filled < chunk.size()) {
-        Result<size_t> got = inner_->Read(chunk.data() + filled, chunk.size() - filled);
+      while (filled < chunk_bytes_) {
+        Result<size_t> got = inner_->Read(chunk.data() + kFront + filled, chunk_bytes_ - filled);
         if (!got.ok()) {
           st = got.status();
           break;
@@ -366,7 +394,7 @@ class ReadAheadStream final : public InputStream {
         if (*got == 0) break;
         filled += *got;
       }
-      chunk.resize(filled);
+      chunk.resize(kFront + filled + kBackPad);
       std::lock_guard<std::mutex> lock(mu_);
       if (filled > 0) {
         queue_.push_back(std::move(chunk));
@@ -382,6 +410,23 @@ class ReadAheadStream final : public InputStream {
     }
   }
 
+  // TakeFront: move the queue's head chunk into *into and note its raw
+  // offset; returns where its bytes end. mu_ held.
+  size_t TakeFront(std::vector<char>* into) {
+    *into = std::move(queue_.front());
+    const size_t end = into->size() - kBackPad;
+    queue_.pop_front();
+    raw_offset_ = raw_marks_.front();
+    raw_marks_.pop_front();
+    return end;
+  }
+
+  // Every chunk holds its bytes at [kFront, size - kBackPad): room for a
+  // ReadBlock caller to prepend the tail of the previous block (the Kineto
+  // importer's partial event) and to read past the end.
+  static constexpr size_t kFront = kStreamBlockFront;
+  static constexpr size_t kBackPad = 64;
+
   std::unique_ptr<InputStream> inner_;
   size_t chunk_bytes_;
   size_t max_chunks_;
@@ -396,6 +441,7 @@ class ReadAheadStream final : public InputStream {
   Status error_;
   std::vector<char> cur_;
   size_t cur_pos_ = 0;
+  size_t cur_end_ = 0;
   uint64_t offset_ = 0;
   uint64_t raw_offset_ = 0;
 };

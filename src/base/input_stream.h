@@ -14,10 +14,24 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
 namespace gpuwhy {
+
+// StreamBlock: decompressed bytes in a buffer the caller owns:
+// buf[begin, end). InputStream::ReadBlock leaves writable room before begin
+// and after end, so a caller can prepend a few bytes and read past the end.
+struct StreamBlock {
+  std::vector<char> buf;
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+// kStreamBlockFront: the room before a block that a read-ahead stream keeps,
+// so a ReadBlock asking for at most this much is served without a copy.
+constexpr size_t kStreamBlockFront = size_t{64} << 10;
 
 class InputStream {
  public:
@@ -25,6 +39,13 @@ class InputStream {
 
   // Read: up to `n` bytes into buf; 0 means end of stream.
   virtual Result<size_t> Read(char* buf, size_t n) = 0;
+  // ReadBlock: the stream's next bytes (about `want`, maybe more) as a whole
+  // buffer, with at least `front` bytes of room before block->begin and `pad`
+  // after block->end; begin == end at the end of the stream. block->buf's old
+  // contents are lost (its storage may be reused). A read-ahead stream hands
+  // over the buffer it decompressed into, so the bytes are never copied; the
+  // default reads into block->buf. Errors as Read's.
+  virtual Status ReadBlock(StreamBlock* block, size_t front, size_t want, size_t pad);
   // path: the file this stream reads.
   virtual const std::string& path() const = 0;
   // compressed: true when the file is gzip.

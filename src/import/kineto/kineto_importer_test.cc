@@ -601,8 +601,15 @@ struct ReadOut {
   KinetoScanStats scan;
 };
 
-ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t chunk) {
-  auto in = OpenMemoryStream(json, "test.json");
+// ReadWith: the import with `threads` parsers; `ahead` > 0 reads through a
+// read-ahead stream of `ahead`-byte blocks (which the parser takes over whole,
+// with the previous segment's tail put in front).
+ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t chunk,
+                 size_t ahead = 0) {
+  InputStreamOptions so;
+  so.read_ahead = ahead > 0;
+  if (ahead > 0) so.read_ahead_chunk_bytes = ahead;
+  auto in = OpenMemoryStream(json, "test.json", so);
   ReadOut r;
   KinetoOptions o;
   o.threads = threads;
@@ -622,13 +629,14 @@ uint64_t ExpectSameAsOneThread(const std::string& json) {
   uint64_t most = 0;
   struct Setting {
     int threads;
-    size_t segment, chunk;
+    size_t segment, chunk, ahead = 0;
   };
   for (Setting set : {Setting{2, 1, 1}, Setting{2, 1, 97}, Setting{3, 64, 31},
-                      Setting{2, 700, 1000}, Setting{2, 1 << 20, 4096}}) {
+                      Setting{2, 700, 1000}, Setting{2, 1 << 20, 4096}, Setting{2, 1, 1, 1},
+                      Setting{2, 1, 64, 37}, Setting{3, 200, 64, 300}, Setting{2, 4096, 1, 4096}}) {
     SCOPED_TRACE(testing::Message() << "threads " << set.threads << " segment " << set.segment
-                                    << " chunk " << set.chunk);
-    ReadOut r = ReadWith(json, set.threads, set.segment, set.chunk);
+                                    << " chunk " << set.chunk << " ahead " << set.ahead);
+    ReadOut r = ReadWith(json, set.threads, set.segment, set.chunk, set.ahead);
     EXPECT_EQ(r.error, base.error);
     if (!base.error.empty() || !r.error.empty()) continue;
     EXPECT_EQ(model::DescribeDifference(base.trace, r.trace), "");
@@ -728,6 +736,8 @@ TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
     ReadOut base = ReadWith(cut, 1, size_t{1} << 20, size_t{1} << 20);
     ReadOut r = ReadWith(cut, 2, 1, 64);
     ASSERT_EQ(r.error, base.error) << "truncated at " << n;
+    ReadOut ahead = ReadWith(cut, 2, 1, 64, 53);
+    ASSERT_EQ(ahead.error, base.error) << "truncated at " << n << ", read ahead";
     errors += !base.error.empty();
   }
   for (size_t i = 1; i < json.size(); i += 29) {
@@ -736,8 +746,11 @@ TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
     ReadOut base = ReadWith(bad, 1, size_t{1} << 20, size_t{1} << 20);
     ReadOut r = ReadWith(bad, 2, 1, 64);
     ASSERT_EQ(r.error, base.error) << "'#' at " << i;
+    ReadOut ahead = ReadWith(bad, 2, 1, 64, 53);
+    ASSERT_EQ(ahead.error, base.error) << "'#' at " << i << ", read ahead";
     if (base.error.empty()) {
       EXPECT_EQ(model::DescribeDifference(base.trace, r.trace), "");
+      EXPECT_EQ(model::DescribeDifference(base.trace, ahead.trace), "");
     }
     errors += !base.error.empty();
   }
