@@ -2,6 +2,9 @@
 
 #include <future>
 #include <string>
+#include <vector>
+
+#include "analysis/detectors/timeline.h"
 
 namespace gpuwhy::analysis {
 
@@ -58,14 +61,33 @@ detectors::DigestOptions DigestOptionsOf(const TraceAnalysis& ta) {
 namespace {
 
 // Diagnose: the diagnosis alone, merged from per-rank digests (the same merge
-// as for .gwsum summaries). It reads the utilization sections, not the host ones.
+// as for .gwsum summaries). It reads the utilization sections, not the host
+// ones. `timelines`: BuildTimeline() of each trace, already built, or empty.
 void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
-              Analysis& analysis) {
+              const std::vector<detectors::Timeline>& timelines, Analysis& analysis) {
   std::vector<detectors::RankDigest> digests;
   digests.reserve(traces.size());
-  for (size_t i = 0; i < traces.size(); ++i)
-    digests.push_back(detectors::DigestRank(traces[i], DigestOptionsOf(analysis.traces[i])));
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const detectors::DigestOptions o = DigestOptionsOf(analysis.traces[i]);
+    digests.push_back(timelines.empty() ? detectors::DigestRank(traces[i], o)
+                                        : detectors::DigestRank(traces[i], timelines[i], o));
+  }
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
+}
+
+// kOverlapModelBytes: up to this much model (all traces together), the
+// diagnosis timelines are built on a second worker while utilization runs;
+// above it, after utilization, one at a time. The timeline reads no section,
+// so only memory decides: beside utilization, the 100x bench trace (970 MiB
+// of model) peaked at 1.51-1.65 GB instead of 1.39 GB, past the 1.5 GB
+// budget, while the 10x one (99 MB) gains about 0.1 s of 1 s on two cores
+// (docs/performance.md).
+constexpr size_t kOverlapModelBytes = size_t{256} << 20;
+
+bool OverlapTimelines(const std::vector<const model::Trace*>& traces) {
+  size_t bytes = 0;
+  for (const model::Trace* t : traces) bytes += t->memory_bytes();
+  return bytes <= kOverlapModelBytes;
 }
 
 }  // namespace
@@ -73,7 +95,7 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
                      Analysis& analysis) {
   if (traces.empty()) return;
-  Diagnose(traces, options, analysis);
+  Diagnose(traces, options, {}, analysis);
   analysis.profile = ProfileOf(analysis);
 }
 
@@ -85,8 +107,13 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   // third off the analysis of a large trace.
   std::future<void> host = std::async(std::launch::async,
                                       [&] { AnalyzeHostSections(trace, options, out.analysis); });
+  std::future<detectors::Timeline> timeline;
+  if (OverlapTimelines({&trace}))
+    timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
   out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
-  out.digest = detectors::DigestRank(trace, DigestOptionsOf(out.analysis));
+  const detectors::DigestOptions o = DigestOptionsOf(out.analysis);
+  out.digest = timeline.valid() ? detectors::DigestRank(trace, timeline.get(), o)
+                                : detectors::DigestRank(trace, o);
   host.get();
   return out;
 }
@@ -116,9 +143,26 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   std::future<void> host = std::async(std::launch::async, [&] {
     for (size_t i = 0; i < traces.size(); ++i) AnalyzeHostSections(traces[i], options, out.traces[i]);
   });
+  // The diagnosis timelines too, on a third thread, when the traces are small
+  // enough for their memory to overlap utilization's (kOverlapModelBytes).
+  std::vector<const model::Trace*> all;
+  for (const model::Trace& t : traces) all.push_back(&t);
+  std::future<std::vector<detectors::Timeline>> timelines;
+  if (!traces.empty() && OverlapTimelines(all)) {
+    timelines = std::async(std::launch::async, [&] {
+      std::vector<detectors::Timeline> v;
+      v.reserve(traces.size());
+      for (const model::Trace& t : traces) v.push_back(detectors::BuildTimeline(t));
+      return v;
+    });
+  }
   for (size_t i = 0; i < traces.size(); ++i)
     out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization);
-  if (!traces.empty()) Diagnose(traces, options, out);
+  if (!traces.empty()) {
+    const std::vector<detectors::Timeline> built =
+        timelines.valid() ? timelines.get() : std::vector<detectors::Timeline>();
+    Diagnose(traces, options, built, out);
+  }
   host.get();
   // The run profile reads every section, so it waits for the host sections.
   if (!traces.empty()) out.profile = ProfileOf(out);

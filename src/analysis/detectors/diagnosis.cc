@@ -235,8 +235,11 @@ void NodeTopLine(const std::vector<NodeCurve>& curves, const std::vector<Sampled
 }  // namespace
 
 RankDigest DigestRank(const model::Trace& trace, const DigestOptions& options) {
+  return DigestRank(trace, BuildTimeline(trace), options);
+}
+
+RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const DigestOptions& options) {
   RankDigest r;
-  const Timeline tl = BuildTimeline(trace);
   r.trace_rank = trace.rank.rank;
   r.world_size = trace.rank.world_size;
   r.clock = trace.info.clock;

@@ -94,5 +94,9 @@ struct DigestOptions {
 
 // DigestRank: the digest of one Finalize()d trace. Pure.
 RankDigest DigestRank(const model::Trace& trace, const DigestOptions& options);
+// DigestRank: the same, from `timeline` = BuildTimeline(trace), which the
+// caller may build while other sections run (the timeline reads no section).
+RankDigest DigestRank(const model::Trace& trace, const Timeline& timeline,
+                      const DigestOptions& options);
 
 }  // namespace gpuwhy::analysis::detectors

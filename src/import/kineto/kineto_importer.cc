@@ -381,14 +381,23 @@ class Lexer {
     if (neg) ++q;
     const char* d0 = q;
     int64_t v = 0;
-    if (end - q >= 8) {
+    if (end - q >= 9 && IsDigit(q[0]) && !IsDigit(q[1])) {
+      // One digit (a device, a stream, a grid or block dimension): no SWAR.
+      v = q[0] - '0';
+      ++q;
+    } else if (end - q >= 8) {
       uint64_t w;
       std::memcpy(&w, q, 8);
       const int n = LeadingDigitCount(w);
       v = static_cast<int64_t>(DigitsValue(w, n));
-      q += n;  // a ninth digit and on: the loop below (up to 18)
+      q += n;
+      // A ninth digit and on: the loop (up to 18). Fewer than 8 digits end
+      // at a byte that is no digit.
+      if (n == 8)
+        while (q < end && IsDigit(*q) && q - d0 < 18) v = v * 10 + (*q++ - '0');
+    } else {
+      while (q < end && IsDigit(*q) && q - d0 < 18) v = v * 10 + (*q++ - '0');
     }
-    while (q < end && IsDigit(*q) && q - d0 < 18) v = v * 10 + (*q++ - '0');
     if (q == end) return Lex::kMore;
     if (q > d0 && !IsNumChar(*q)) {
       *out = neg ? -v : v;
