@@ -108,8 +108,20 @@ std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cau
 }
 
 uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
-  auto it = std::lower_bound(corr_keys.begin(), corr_keys.end(), correlation_id);
-  if (it == corr_keys.end() || *it != correlation_id) return UINT32_MAX;
+  const size_t n = corr_keys.size();
+  if (n == 0 || correlation_id < corr_keys.front() || correlation_id > corr_keys.back())
+    return UINT32_MAX;
+  // The keys are distinct and rising, so key i lies in [front + i,
+  // back - (n - 1 - i)]: the id's index is at most id - front and at least
+  // id - back + n - 1. Ids mostly run without holes (one per runtime call),
+  // so that range is a handful of keys, not log2(n) steps over all of them.
+  const uint64_t from_front = static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(corr_keys.front());
+  const uint64_t to_back = static_cast<uint64_t>(corr_keys.back()) - static_cast<uint64_t>(correlation_id);
+  const size_t hi = static_cast<size_t>(std::min<uint64_t>(n - 1, from_front)) + 1;
+  const size_t lo = to_back >= n - 1 ? 0 : static_cast<size_t>(n - 1 - to_back);
+  auto it = std::lower_bound(corr_keys.begin() + static_cast<std::ptrdiff_t>(lo),
+                             corr_keys.begin() + static_cast<std::ptrdiff_t>(hi), correlation_id);
+  if (it == corr_keys.begin() + static_cast<std::ptrdiff_t>(hi) || *it != correlation_id) return UINT32_MAX;
   return corr_rows[static_cast<size_t>(it - corr_keys.begin())];
 }
 

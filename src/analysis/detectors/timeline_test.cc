@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <limits>
+#include <random>
 
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/detectors/fragmentation_detector.h"
@@ -332,6 +335,38 @@ TEST(Diagnosis, ScenarioParsing) {
   EXPECT_EQ(ParseScenario("prod"), Scenario::kProd);
   EXPECT_EQ(ParseScenario("nope"), std::nullopt);
   EXPECT_EQ(ToString(Scenario::kShared), "shared");
+}
+
+TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
+  // Keys without holes, with a few, with many, negative and near the int64
+  // ends: the narrowed search finds exactly what lower_bound over every key
+  // finds, for ids inside, between and outside the keys.
+  std::mt19937_64 rng(7);
+  for (int64_t gap_every : {0, 50, 3, 1}) {
+    for (int64_t first : {int64_t{1}, int64_t{-1000}, std::numeric_limits<int64_t>::min() + 5,
+                          std::numeric_limits<int64_t>::max() - 5000}) {
+      Timeline tl;
+      int64_t id = first;
+      for (uint32_t row = 0; row < 2000 && id < std::numeric_limits<int64_t>::max() - 10; ++row) {
+        tl.corr_keys.push_back(id);
+        tl.corr_rows.push_back(row * 3);
+        id += 1 + (gap_every > 0 && rng() % static_cast<uint64_t>(gap_every) == 0 ? rng() % 40 : 0);
+      }
+      auto expect = [&](int64_t q) {
+        auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), q);
+        return it == tl.corr_keys.end() || *it != q
+                   ? UINT32_MAX
+                   : tl.corr_rows[static_cast<size_t>(it - tl.corr_keys.begin())];
+      };
+      const int64_t lo = tl.corr_keys.front(), hi = tl.corr_keys.back();
+      for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q)
+        ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
+      for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                        int64_t{0}})
+        ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q;
+    }
+  }
+  EXPECT_EQ(Timeline().FindApiRow(5), UINT32_MAX);
 }
 
 }  // namespace
