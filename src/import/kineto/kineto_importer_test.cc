@@ -410,6 +410,42 @@ TEST(KinetoImporter, IntegersOfEveryLengthParseExactly) {
   }
 }
 
+TEST(KinetoImporter, KeysThatDifferInOneByteAreNotTheKnownKeys) {
+  // Each known key with one byte changed (first, middle, last), for keys of
+  // 2-25 bytes: the word compares must look at every byte, so none of these
+  // is read. The real keys in the last kernel are.
+  const std::string look_alikes = R"J({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5, "dur": 2, "tS": 9, "duR": 9,
+   "args": {"device": 0, "stream": 7, "correlatioN": 11, "Xorrelation": 12, "corrXlation": 13,
+            "External iD": 14, "devicE": 3, "grId": [9, 9, 9], "blocK": [9, 9, 9],
+            "registers per threaD": 99, "shared memorY": 99, "warps per SX": 9,
+            "est. achieved occupancy X": 9, "est. achieved Xccupancy %": 9}},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 8, "dur": 1,
+   "args": {"device": 0, "stream": 7, "correlation": 21, "External id": 22, "grid": [2, 3, 4],
+            "registers per thread": 32, "est. achieved occupancy %": 50}}
+  ]})J";
+  Result<model::Trace> r = Parse(look_alikes);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const model::KernelTable& k = r->kernels;
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.start_ns[0], 5000);
+  EXPECT_EQ(k.end_ns[0], 7000);
+  EXPECT_FALSE(IsValid(k.correlation_id[0]));
+  EXPECT_FALSE(IsValid(k.external_id[0]));
+  EXPECT_EQ(k.device_id[0], 0);
+  EXPECT_FALSE(IsValid(k.grid_x[0]));
+  EXPECT_FALSE(IsValid(k.block_x[0]));
+  EXPECT_FALSE(IsValid(k.registers_per_thread[0]));
+  EXPECT_FALSE(IsValid(k.shared_mem_bytes[0]));
+  EXPECT_FALSE(IsValid(k.warps_per_sm[0]));
+  EXPECT_FALSE(IsValid(k.est_occupancy_pct[0]));
+  EXPECT_EQ(k.correlation_id[1], 21);
+  EXPECT_EQ(k.external_id[1], 22);
+  EXPECT_EQ(k.grid_z[1], 4);
+  EXPECT_EQ(k.registers_per_thread[1], 32);
+  EXPECT_EQ(k.est_occupancy_pct[1], 50.0f);
+}
+
 TEST(KinetoImporter, InfOccupancyArgsAreMissingAndCounted) {
   const std::string doc = R"J({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
