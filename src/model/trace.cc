@@ -7,23 +7,48 @@ namespace gpuwhy::model {
 
 namespace {
 
-// SortOrder: stable order of rows by (start, end); identity when already sorted.
+// SortOrder: stable order of rows by (start, end); empty (and
+// *already_sorted) when the rows are in that order. A natural merge sort:
+// importers append rows in a few sorted runs (Kineto: two per table in the
+// shared traces), so merging adjacent runs costs O(n log runs), where a
+// stable_sort paid O(n log n) for every table of every trace.
 std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
                                 bool* already_sorted) {
-  *already_sorted = true;
-  for (size_t i = 1; i < start.size(); ++i) {
-    if (start[i] < start[i - 1] || (start[i] == start[i - 1] && end[i] < end[i - 1])) {
-      *already_sorted = false;
-      break;
-    }
-  }
+  auto less = [&](uint32_t a, uint32_t b) {
+    return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
+  };
+  const size_t n = start.size();
+  std::vector<size_t> runs = {0};  // run i is [runs[i], runs[i + 1])
+  for (size_t i = 1; i < n; ++i)
+    if (less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1))) runs.push_back(i);
+  runs.push_back(n);
+  *already_sorted = runs.size() <= 2;
   std::vector<uint32_t> order;
   if (*already_sorted) return order;
-  order.resize(start.size());
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
-  });
+  std::vector<uint32_t> buf(n);
+  while (runs.size() > 2) {
+    // Merge runs pairwise (std::merge keeps equal rows in run order: stable).
+    std::vector<size_t> merged = {0};
+    size_t j = 0;
+    for (; j + 2 < runs.size(); j += 2) {
+      std::merge(order.begin() + static_cast<std::ptrdiff_t>(runs[j]),
+                 order.begin() + static_cast<std::ptrdiff_t>(runs[j + 1]),
+                 order.begin() + static_cast<std::ptrdiff_t>(runs[j + 1]),
+                 order.begin() + static_cast<std::ptrdiff_t>(runs[j + 2]),
+                 buf.begin() + static_cast<std::ptrdiff_t>(runs[j]), less);
+      merged.push_back(runs[j + 2]);
+    }
+    if (j + 1 < runs.size()) {  // an odd run out: copied as it is
+      std::copy(order.begin() + static_cast<std::ptrdiff_t>(runs[j]),
+                order.begin() + static_cast<std::ptrdiff_t>(runs[j + 1]),
+                buf.begin() + static_cast<std::ptrdiff_t>(runs[j]));
+      merged.push_back(runs[j + 1]);
+    }
+    order.swap(buf);
+    runs.swap(merged);
+  }
   return order;
 }
 

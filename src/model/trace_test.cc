@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
+#include <utility>
+#include <vector>
 #include <cstring>
 
 #include "model/trace_compare.h"
@@ -44,6 +49,49 @@ TEST(Trace, FinalizeSortsAndRemapsCollectives) {
   auto [lo, hi] = t.TimeExtent();
   EXPECT_EQ(lo, 100);
   EXPECT_EQ(hi, 400);
+}
+
+TEST(Trace, FinalizeOrdersRowsAsAStableSortWouldForEveryRunShape) {
+  // Rows in one run, two, a few, many (random), and reversed, with equal
+  // starts and equal (start, end) pairs: Finalize's natural merge sort puts
+  // them exactly where a stable sort by (start, end) does, ties in row order.
+  std::mt19937_64 rng(11);
+  for (int shape = 0; shape < 5; ++shape) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}}) {
+      std::vector<std::pair<int64_t, int64_t>> rows;
+      for (size_t i = 0; i < n; ++i) {
+        int64_t s = static_cast<int64_t>(rng() % 50);
+        rows.push_back({s, s + static_cast<int64_t>(rng() % 3)});
+      }
+      auto by_time = [](const auto& a, const auto& b) { return a < b; };
+      if (shape == 0) std::sort(rows.begin(), rows.end(), by_time);
+      if (shape == 1 || shape == 2) {
+        // Sorted runs of n/2 or n/5 rows.
+        const size_t run = std::max<size_t>(1, n / (shape == 1 ? 2 : 5));
+        for (size_t b = 0; b < n; b += run)
+          std::sort(rows.begin() + static_cast<std::ptrdiff_t>(b),
+                    rows.begin() + static_cast<std::ptrdiff_t>(std::min(n, b + run)), by_time);
+      }
+      if (shape == 4) std::sort(rows.rbegin(), rows.rend(), by_time);
+      Trace t;
+      for (size_t i = 0; i < n; ++i) {
+        RangeRow r;
+        r.start_ns = rows[i].first;
+        r.end_ns = rows[i].second;
+        r.external_id = static_cast<int64_t>(i);  // the row's place before sorting
+        t.ranges.Append(r);
+      }
+      std::vector<size_t> expect(n);
+      std::iota(expect.begin(), expect.end(), size_t{0});
+      std::stable_sort(expect.begin(), expect.end(),
+                       [&](size_t a, size_t b) { return rows[a] < rows[b]; });
+      t.Finalize();
+      ASSERT_EQ(t.ranges.size(), n);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(t.ranges.external_id[i], static_cast<int64_t>(expect[i]))
+            << "shape " << shape << " n " << n << " row " << i;
+    }
+  }
 }
 
 // TwoKernels: a small finalized trace for the comparison tests.
