@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace gpuwhy {
 namespace {
@@ -34,6 +38,39 @@ TEST(StringPool, ViewsSurviveGrowth) {
   EXPECT_EQ(pool.Get(first).data(), v.data());
   EXPECT_EQ(pool.Get(pool.Find(big)), big);
   EXPECT_EQ(pool.Get(pool.Find("s19999")), "s19999");
+}
+
+TEST(StringPool, IdsAreFirstUseOrderOverManyLookAlikeStrings) {
+  // Strings that share prefixes, differ only in their last byte or length,
+  // hold NUL bytes, and cross 8-byte word edges; interned in a shuffled
+  // order, twice: ids are dense in first-use order (a reference map says
+  // which), every later Intern and Find returns the first id, and Get gives
+  // the text back through every table growth.
+  std::vector<std::string> words;
+  for (size_t len = 0; len <= 20; ++len)
+    for (char last : {'a', 'b', '\0'}) words.push_back(std::string(len, 'x') + last);
+  for (int i = 0; i < 5000; ++i) words.push_back("aten::op_" + std::to_string(i));
+  for (int i = 0; i < 300; ++i) words.push_back(std::string(static_cast<size_t>(i), '\0'));
+  std::mt19937 rng(3);
+  std::vector<std::string> order = words;
+  order.insert(order.end(), words.begin(), words.end());
+  std::shuffle(order.begin(), order.end(), rng);
+  StringPool pool;
+  std::map<std::string, StringId> expect;
+  expect[""] = kEmptyString;
+  for (const std::string& w : order) {
+    auto [it, fresh] = expect.try_emplace(w, static_cast<StringId>(expect.size()));
+    ASSERT_EQ(pool.Intern(w), it->second) << "fresh " << fresh;
+  }
+  EXPECT_EQ(pool.size(), expect.size());
+  for (const auto& [w, id] : expect) {
+    ASSERT_EQ(pool.Find(w), id);
+    ASSERT_EQ(pool.Get(id), w);
+  }
+  EXPECT_EQ(pool.Find(std::string(21, 'x')), StringPool::kNotInterned);
+  EXPECT_EQ(pool.Find(std::string(300, '\0')), StringPool::kNotInterned);
+  StringPool moved = std::move(pool);
+  EXPECT_EQ(moved.Find("aten::op_4999"), expect["aten::op_4999"]);
 }
 
 }  // namespace
