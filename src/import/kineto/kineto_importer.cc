@@ -1704,6 +1704,88 @@ Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* 
   return lex_.Skip(p, end, 1);
 }
 
+// EventKey: the trace-event keys the importer reads.
+enum class EventKey : uint8_t { kPh, kId, kTs, kCat, kDur, kPid, kTid, kName, kArgs, kOther };
+
+// KeyWord: the first n bytes of `text` (n <= 8) as a little-endian word.
+template <size_t N>
+constexpr uint64_t KeyWord(const char (&text)[N]) {
+  uint64_t w = 0;
+  for (size_t i = 0; i + 1 < N; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
+  return w;
+}
+
+// MatchEventKey: p at a key's opening quote. When the key is one the
+// importer reads, written plainly (no escapes), moves p past its closing
+// quote and returns it: one 8-byte load and a masked compare (the key with
+// its closing quote is at most 5 bytes), where the general path searched
+// for the quote, then compared the text. kOther leaves p alone.
+inline EventKey MatchEventKey(const char*& p, const char* end) {
+  if (end - p < 7) return EventKey::kOther;  // the longest match reads p[1..5]
+  uint64_t w;
+  std::memcpy(&w, p + 1, 8);  // within the buffers' kPad padding
+  auto is = [&](uint64_t key, int bytes) {
+    const uint64_t mask = (uint64_t{1} << (8 * bytes)) - 1;
+    return (w & mask) == key;
+  };
+  EventKey k = EventKey::kOther;
+  int n = 0;  // bytes after the opening quote, the closing one included
+  switch (static_cast<char>(w & 0xff)) {
+    case 'p':
+      if (is(KeyWord("ph\""), 3)) k = EventKey::kPh, n = 3;
+      else if (is(KeyWord("pid\""), 4)) k = EventKey::kPid, n = 4;
+      break;
+    case 't':
+      if (is(KeyWord("ts\""), 3)) k = EventKey::kTs, n = 3;
+      else if (is(KeyWord("tid\""), 4)) k = EventKey::kTid, n = 4;
+      break;
+    case 'i':
+      if (is(KeyWord("id\""), 3)) k = EventKey::kId, n = 3;
+      break;
+    case 'c':
+      if (is(KeyWord("cat\""), 4)) k = EventKey::kCat, n = 4;
+      break;
+    case 'd':
+      if (is(KeyWord("dur\""), 4)) k = EventKey::kDur, n = 4;
+      break;
+    case 'n':
+      if (is(KeyWord("name\""), 5)) k = EventKey::kName, n = 5;
+      break;
+    case 'a':
+      if (is(KeyWord("args\""), 5)) k = EventKey::kArgs, n = 5;
+      break;
+    default:
+      break;
+  }
+  if (k != EventKey::kOther) p += 1 + n;
+  return k;
+}
+
+// ClassifyEventKey: the same for a key's decoded text (escapes, or a key the
+// fast match does not know).
+EventKey ClassifyEventKey(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      if (Eq(key, "ph")) return EventKey::kPh;
+      if (Eq(key, "id")) return EventKey::kId;
+      if (Eq(key, "ts")) return EventKey::kTs;
+      break;
+    case 3:
+      if (Eq(key, "cat")) return EventKey::kCat;
+      if (Eq(key, "dur")) return EventKey::kDur;
+      if (Eq(key, "pid")) return EventKey::kPid;
+      if (Eq(key, "tid")) return EventKey::kTid;
+      break;
+    case 4:
+      if (Eq(key, "name")) return EventKey::kName;
+      if (Eq(key, "args")) return EventKey::kArgs;
+      break;
+    default:
+      break;
+  }
+  return EventKey::kOther;
+}
+
 Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
   ++p;  // '{'
   if (!SkipWs(p, end)) return Lex::kMore;
@@ -1714,65 +1796,62 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
   for (;;) {
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
-    std::string_view key;
-    Lex r = lex_.String(p, end, &key);
-    if (r != Lex::kOk) return r;
+    Lex r = Lex::kOk;
+    EventKey k = MatchEventKey(p, end);
+    if (k == EventKey::kOther) {
+      std::string_view key;
+      r = lex_.String(p, end, &key);
+      if (r != Lex::kOk) return r;
+      k = ClassifyEventKey(key);
+    }
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
     ++p;
     if (!SkipWs(p, end)) return Lex::kMore;
-    bool handled = false;
-    switch (key.size()) {
-      case 2:
-        if (key[0] == 'p' && key[1] == 'h') {
-          handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
-        } else if (key[0] == 'i' && key[1] == 'd') {
-          handled = true;  // flow id (ac2g: the correlation id)
-          std::string_view s;
-          r = IdValue(p, end, &ev->id, &s);
-        } else if (key[0] == 't' && key[1] == 's') {
-          handled = true;
-          r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
+    switch (k) {
+      case EventKey::kPh:
+        r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
+        break;
+      case EventKey::kId: {  // flow id (ac2g: the correlation id)
+        std::string_view str;
+        r = IdValue(p, end, &ev->id, &str);
+        break;
+      }
+      case EventKey::kTs:
+        r = TimeValue(p, end, &ev->ts_ns, &ev->ts_bad);
+        break;
+      case EventKey::kCat:
+        r = *p == '"' ? lex_.String(p, end, &ev->cat) : lex_.Skip(p, end, 1);
+        break;
+      case EventKey::kDur:
+        r = TimeValue(p, end, &ev->dur_ns, &ev->dur_bad);
+        break;
+      case EventKey::kPid: {
+        std::string_view str;
+        r = IdValue(p, end, &ev->pid, &str);
+        break;
+      }
+      case EventKey::kTid:
+        r = IdValue(p, end, &ev->tid, &ev->tid_str);
+        break;
+      case EventKey::kName:
+        r = *p == '"' ? lex_.String(p, end, &ev->name) : lex_.Skip(p, end, 1);
+        break;
+      case EventKey::kArgs:
+        if (*p == '{') {
+          ev->has_args = true;
+          ev->args_begin = p;
+          r = ParseArgs(p, end, &ev->args);
+          ev->args_end = p;
+        } else {
+          ++ev->args.bad_type;
+          r = lex_.Skip(p, end, 1);
         }
         break;
-      case 3:
-        if (Eq(key, "cat")) {
-          handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->cat) : lex_.Skip(p, end, 1);
-        } else if (Eq(key, "dur")) {
-          handled = true;
-          r = TimeValue(p, end, &ev->dur_ns, &ev->dur_bad);
-        } else if (Eq(key, "pid")) {
-          handled = true;
-          std::string_view s;
-          r = IdValue(p, end, &ev->pid, &s);
-        } else if (Eq(key, "tid")) {
-          handled = true;
-          r = IdValue(p, end, &ev->tid, &ev->tid_str);
-        }
-        break;
-      case 4:
-        if (Eq(key, "name")) {
-          handled = true;
-          r = *p == '"' ? lex_.String(p, end, &ev->name) : lex_.Skip(p, end, 1);
-        } else if (Eq(key, "args")) {
-          handled = true;
-          if (*p == '{') {
-            ev->has_args = true;
-            ev->args_begin = p;
-            r = ParseArgs(p, end, &ev->args);
-            ev->args_end = p;
-          } else {
-            ++ev->args.bad_type;
-            r = lex_.Skip(p, end, 1);
-          }
-        }
-        break;
-      default:
+      case EventKey::kOther:
+        r = lex_.Skip(p, end, 1);
         break;
     }
-    if (!handled) r = lex_.Skip(p, end, 1);
     if (r != Lex::kOk) return r;
     if (!SkipWs(p, end)) return Lex::kMore;
     if (*p == ',') {
