@@ -107,21 +107,40 @@ std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cau
   return out;
 }
 
+void Timeline::IndexCorrelations() {
+  corr_bucket.clear();
+  corr_shift = 0;
+  const size_t n = corr_keys.size();
+  if (n == 0) return;
+  // Bucket width: the smallest power of two that spreads the id span over
+  // at most n buckets (so the directory is at most 4 bytes a key).
+  const uint64_t span = static_cast<uint64_t>(corr_keys.back()) - static_cast<uint64_t>(corr_keys.front());
+  while (corr_shift < 63 && (span >> corr_shift) >= n) ++corr_shift;
+  const size_t buckets = static_cast<size_t>(span >> corr_shift) + 1;
+  corr_bucket.assign(buckets + 1, 0);
+  size_t i = 0;
+  for (size_t b = 0; b <= buckets; ++b) {
+    // First key in bucket b or later.
+    while (i < n && ((static_cast<uint64_t>(corr_keys[i]) - static_cast<uint64_t>(corr_keys.front())) >>
+                     corr_shift) < b)
+      ++i;
+    corr_bucket[b] = static_cast<uint32_t>(i);
+  }
+}
+
 uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
   const size_t n = corr_keys.size();
   if (n == 0 || correlation_id < corr_keys.front() || correlation_id > corr_keys.back())
     return UINT32_MAX;
-  // The keys are distinct and rising, so key i lies in [front + i,
-  // back - (n - 1 - i)]: the id's index is at most id - front and at least
-  // id - back + n - 1. Ids mostly run without holes (one per runtime call),
-  // so that range is a handful of keys, not log2(n) steps over all of them.
-  const uint64_t from_front = static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(corr_keys.front());
-  const uint64_t to_back = static_cast<uint64_t>(corr_keys.back()) - static_cast<uint64_t>(correlation_id);
-  const size_t hi = static_cast<size_t>(std::min<uint64_t>(n - 1, from_front)) + 1;
-  const size_t lo = to_back >= n - 1 ? 0 : static_cast<size_t>(n - 1 - to_back);
-  auto it = std::lower_bound(corr_keys.begin() + static_cast<std::ptrdiff_t>(lo),
-                             corr_keys.begin() + static_cast<std::ptrdiff_t>(hi), correlation_id);
-  if (it == corr_keys.begin() + static_cast<std::ptrdiff_t>(hi) || *it != correlation_id) return UINT32_MAX;
+  auto first = corr_keys.begin(), last = corr_keys.end();
+  if (!corr_bucket.empty()) {
+    const size_t b = static_cast<size_t>(
+        (static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(corr_keys.front())) >> corr_shift);
+    first = corr_keys.begin() + corr_bucket[b];
+    last = corr_keys.begin() + corr_bucket[b + 1];
+  }
+  auto it = std::lower_bound(first, last, correlation_id);
+  if (it == last || *it != correlation_id) return UINT32_MAX;
   return corr_rows[static_cast<size_t>(it - corr_keys.begin())];
 }
 
@@ -355,6 +374,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
       tl.corr_keys.push_back(corr[row]);
       tl.corr_rows.push_back(row);
     }
+    tl.IndexCorrelations();
   }
   {
     // HtoD memcpy correlation ids, to tell copy-then-sync from other syncs.

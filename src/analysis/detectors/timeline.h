@@ -166,6 +166,14 @@ struct Timeline {
   // api row of each correlation id (launch or copy call), for GPU→host links.
   std::vector<int64_t> corr_keys;       // sorted correlation ids
   std::vector<uint32_t> corr_rows;      // api row for corr_keys[i]
+  // corr_bucket: where each bucket of 2^corr_shift ids starts in corr_keys
+  // (plus an end), made by IndexCorrelations(); empty: none.
+  std::vector<uint32_t> corr_bucket;
+  int corr_shift = 0;
+  // IndexCorrelations: bucket corr_keys (sorted, distinct) so FindApiRow
+  // searches a few keys: about one bucket per key, whatever holes the ids
+  // have. Call again after changing corr_keys.
+  void IndexCorrelations();
   // FindApiRow: the api row with this correlation id, or UINT32_MAX.
   uint32_t FindApiRow(int64_t correlation_id) const;
   // StepIndexAt: index of the window of `device` containing t, or -1.

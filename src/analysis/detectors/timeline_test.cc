@@ -339,8 +339,9 @@ TEST(Diagnosis, ScenarioParsing) {
 
 TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
   // Keys without holes, with a few, with many, negative and near the int64
-  // ends: the narrowed search finds exactly what lower_bound over every key
-  // finds, for ids inside, between and outside the keys.
+  // ends, without and with the bucket directory: FindApiRow finds exactly
+  // what lower_bound over every key finds, for ids inside, between and
+  // outside the keys.
   std::mt19937_64 rng(7);
   for (int64_t gap_every : {0, 50, 3, 1}) {
     for (int64_t first : {int64_t{1}, int64_t{-1000}, std::numeric_limits<int64_t>::min() + 5,
@@ -359,11 +360,16 @@ TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
                    : tl.corr_rows[static_cast<size_t>(it - tl.corr_keys.begin())];
       };
       const int64_t lo = tl.corr_keys.front(), hi = tl.corr_keys.back();
-      for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q)
-        ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
-      for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
-                        int64_t{0}})
-        ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q;
+      for (bool indexed : {false, true}) {
+        if (indexed) tl.IndexCorrelations();
+        EXPECT_EQ(tl.corr_bucket.empty(), !indexed);
+        EXPECT_LE(tl.corr_bucket.size(), tl.corr_keys.size() + 1);
+        for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q)
+          ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
+        for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                          int64_t{0}})
+          ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q;
+      }
     }
   }
   EXPECT_EQ(Timeline().FindApiRow(5), UINT32_MAX);
