@@ -399,7 +399,7 @@ class Lexer {
 
   // Int: a JSON number as int64 (fast path for plain digits); *ok is false when
   // the number is not an integer that fits.
-  Lex Int(const char*& p, const char* end, int64_t* out, bool* ok) {
+  [[gnu::always_inline]] Lex Int(const char*& p, const char* end, int64_t* out, bool* ok) {
     const char* q = p;
     bool neg = *q == '-';
     if (neg) ++q;
