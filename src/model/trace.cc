@@ -1,6 +1,7 @@
 #include "model/trace.h"
 
 #include <algorithm>
+#include <future>
 #include <numeric>
 
 namespace gpuwhy::model {
@@ -86,6 +87,22 @@ void Trace::ReserveForGrowth(double factor) {
 }
 
 void Trace::Finalize() {
+  // The ranges and markers (the largest tables of a Kineto trace) are sorted
+  // on a second thread while this one sorts the rest: the tables share no
+  // column, and an import ends here with its parser threads idle. Small
+  // traces stay on one thread.
+  constexpr size_t kParallelRows = size_t{1} << 16;
+  auto sort_ranges_and_markers = [this] {
+    SortTable(ranges);
+    bool sorted = false;
+    std::vector<uint32_t> order = SortOrder(markers.ts_ns, markers.ts_ns, &sorted);
+    if (!sorted) markers.Permute(order);
+  };
+  std::future<void> side;
+  if (ranges.size() + markers.size() >= kParallelRows)
+    side = std::async(std::launch::async, sort_ranges_and_markers);
+  else
+    sort_ranges_and_markers();
   std::vector<uint32_t> korder = SortTable(kernels);
   if (!korder.empty() && !collectives.empty()) {
     std::vector<uint32_t> inverse(korder.size());
@@ -96,12 +113,6 @@ void Trace::Finalize() {
   SortTable(memsets);
   SortTable(api_calls);
   SortTable(syncs);
-  SortTable(ranges);
-  {
-    bool sorted = false;
-    std::vector<uint32_t> order = SortOrder(markers.ts_ns, markers.ts_ns, &sorted);
-    if (!sorted) markers.Permute(order);
-  }
   for (CounterSeries& s : counters) {
     if (std::is_sorted(s.ts_ns.begin(), s.ts_ns.end())) continue;
     std::vector<uint32_t> order(s.ts_ns.size());
@@ -125,6 +136,7 @@ void Trace::Finalize() {
   }
   std::sort(devices.begin(), devices.end(),
             [](const Device& a, const Device& b) { return a.device_id < b.device_id; });
+  if (side.valid()) side.get();
 }
 
 void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap) {

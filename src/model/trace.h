@@ -308,7 +308,9 @@ class Trace {
 
   // Finalize: sort event tables by (start_ns, end_ns), remap side tables,
   // sort counter samples by time, and add devices referenced by events but
-  // not declared. Importers call it once at the end. Idempotent.
+  // not declared. Importers call it once at the end. Idempotent. Past 64 Ki
+  // ranges and markers, those two tables are sorted on a second thread; the
+  // result is the same.
   void Finalize();
 
   // ReserveForGrowth: give every event table capacity for `factor` times

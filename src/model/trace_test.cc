@@ -57,7 +57,8 @@ TEST(Trace, FinalizeOrdersRowsAsAStableSortWouldForEveryRunShape) {
   // them exactly where a stable sort by (start, end) does, ties in row order.
   std::mt19937_64 rng(11);
   for (int shape = 0; shape < 5; ++shape) {
-    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}}) {
+    // 70,000 rows: past the size at which ranges are sorted on a second thread.
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{1000}, size_t{70000}}) {
       std::vector<std::pair<int64_t, int64_t>> rows;
       for (size_t i = 0; i < n; ++i) {
         int64_t s = static_cast<int64_t>(rng() % 50);
