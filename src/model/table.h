@@ -94,7 +94,7 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
     size_t size() const { return size_; }                                 \
     bool empty() const { return size_ == 0; }                             \
     /* Append: add one row; returns its index. */                         \
-    uint32_t Append(const Row& r) {                                       \
+    [[gnu::flatten]] uint32_t Append(const Row& r) {                      \
       COLS(GPUWHY_COL_PUSH)                                               \
       return static_cast<uint32_t>(size_++);                              \
     }                                                                     \

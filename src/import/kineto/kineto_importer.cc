@@ -1949,11 +1949,11 @@ Lex KinetoParser::ArgTriple(const char*& p, const char* end, int32_t* out, Args*
       return Lex::kOk;
     }
     if (*p == '-' || IsDigit(*p)) {
-      std::string_view t;
-      Lex r = lex_.Number(p, end, &t);
-      if (r != Lex::kOk) return r;
       int64_t v = 0;
-      if (i < 3) out[i] = ParseI64Text(t, &v) ? ToI32(v) : kMissingI32;
+      bool ok = false;
+      Lex r = lex_.Int(p, end, &v, &ok);  // Number + ParseI64Text past its digit fast path
+      if (r != Lex::kOk) return r;
+      if (i < 3) out[i] = ok ? ToI32(v) : kMissingI32;
     } else {
       Lex r = lex_.Skip(p, end, 3);
       if (r != Lex::kOk) return r;
