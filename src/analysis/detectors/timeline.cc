@@ -113,9 +113,11 @@ void Timeline::IndexCorrelations() {
   const size_t n = corr_keys.size();
   if (n == 0) return;
   // Bucket width: the smallest power of two that spreads the id span over
-  // at most n buckets (so the directory is at most 4 bytes a key).
+  // fewer than n / 4 buckets: a byte a key (4 MB at 100x, where a bucket a
+  // key took 17 MB), and a search over a handful of keys.
   const uint64_t span = static_cast<uint64_t>(corr_keys.back()) - static_cast<uint64_t>(corr_keys.front());
-  while (corr_shift < 63 && (span >> corr_shift) >= n) ++corr_shift;
+  const uint64_t most = std::max<uint64_t>(1, n / 4);
+  while (corr_shift < 63 && (span >> corr_shift) >= most) ++corr_shift;
   const size_t buckets = static_cast<size_t>(span >> corr_shift) + 1;
   corr_bucket.assign(buckets + 1, 0);
   size_t i = 0;

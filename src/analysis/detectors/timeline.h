@@ -171,7 +171,7 @@ struct Timeline {
   std::vector<uint32_t> corr_bucket;
   int corr_shift = 0;
   // IndexCorrelations: bucket corr_keys (sorted, distinct) so FindApiRow
-  // searches a few keys: about one bucket per key, whatever holes the ids
+  // searches a few keys: one bucket per four keys, whatever holes the ids
   // have. Call again after changing corr_keys.
   void IndexCorrelations();
   // FindApiRow: the api row with this correlation id, or UINT32_MAX.

@@ -363,7 +363,7 @@ TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
       for (bool indexed : {false, true}) {
         if (indexed) tl.IndexCorrelations();
         EXPECT_EQ(tl.corr_bucket.empty(), !indexed);
-        EXPECT_LE(tl.corr_bucket.size(), tl.corr_keys.size() + 1);
+        EXPECT_LE(tl.corr_bucket.size(), tl.corr_keys.size() / 4 + 2);
         for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q)
           ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
         for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
