@@ -27,9 +27,30 @@ void BusyWithStarters(std::vector<GpuOp>& ops, IntervalList* busy, std::vector<i
   // At most one interval per op; capacity that stays unused is never touched.
   busy->reserve(ops.size());
   starter->reserve(ops.size());
-  std::sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) {
+  auto before = [](const GpuOp& a, const GpuOp& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
+  };
+  // The ops come as a device's kernels, then copies, then sets, each run in
+  // (start, end) order (Trace::Finalize). When the runs after the first are
+  // small, they are merged into it from the back through a buffer of their
+  // size: linear, where sorting 2.2 M ops took ~0.1 s at 100x. Otherwise a
+  // stable sort. Either way ops that tie on (start, end) stay in input
+  // order: kernels, copies, sets, each in table order.
+  size_t first_run = ops.empty() ? 0 : 1;
+  while (first_run < ops.size() && !before(ops[first_run], ops[first_run - 1])) ++first_run;
+  const size_t rest = ops.size() - first_run;
+  if (rest > 0 && rest <= ops.size() / 4) {
+    std::vector<GpuOp> tail(ops.begin() + static_cast<std::ptrdiff_t>(first_run), ops.end());
+    std::stable_sort(tail.begin(), tail.end(), before);  // a few sorted runs: copies, sets
+    size_t a = first_run, b = tail.size(), out = ops.size();
+    while (b > 0) {
+      // Backward: on a tie the tail's op goes last, after the first run's.
+      if (a > 0 && before(tail[b - 1], ops[a - 1])) ops[--out] = ops[--a];
+      else ops[--out] = tail[--b];
+    }
+  } else if (rest > 0) {
+    std::stable_sort(ops.begin(), ops.end(), before);
+  }
   for (const GpuOp& op : ops) {
     if (!busy->empty() && op.start_ns <= busy->back().end_ns) {
       busy->back().end_ns = std::max(busy->back().end_ns, op.end_ns);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/detectors/fragmentation_detector.h"
@@ -335,6 +336,78 @@ TEST(Diagnosis, ScenarioParsing) {
   EXPECT_EQ(ParseScenario("prod"), Scenario::kProd);
   EXPECT_EQ(ParseScenario("nope"), std::nullopt);
   EXPECT_EQ(ToString(Scenario::kShared), "shared");
+}
+
+TEST(Timeline, BusyAndStartersOverKernelsCopiesAndSetsInAnyMix) {
+  // Kernels, then copies and sets, each in time order (as Finalize leaves
+  // them), with few copies (merged into the kernels' run) and many (sorted),
+  // and with ops tying on (start, end): the busy union is the union of every
+  // op, and each gap's next op is the earliest op after it (a tie goes to
+  // the kernel, the first table).
+  std::mt19937_64 rng(5);
+  for (int copies : {0, 3, 40, 400}) {
+    Builder b;
+    b.Step(1, 0, 2000 * kUs);
+    std::vector<Interval> all;
+    for (int i = 0; i < 200; ++i) {
+      const int64_t s = static_cast<int64_t>(rng() % 1900) * kUs;
+      const int64_t e = s + static_cast<int64_t>(1 + rng() % 5) * kUs;
+      b.Kernel(s > 3 * kUs ? s - 3 * kUs : 0, s, e);
+      all.push_back({s, e});
+    }
+    for (int i = 0; i < copies; ++i) {
+      int64_t s = static_cast<int64_t>(rng() % 1900) * kUs;
+      int64_t e = s + static_cast<int64_t>(1 + rng() % 5) * kUs;
+      if (i % 4 == 0) {  // an exact tie with a kernel
+        s = all[static_cast<size_t>(i) % all.size()].start_ns;
+        e = all[static_cast<size_t>(i) % all.size()].end_ns;
+      }
+      const int64_t c = b.Api(i % 2 ? "cudaMemcpyAsync" : "cudaMemsetAsync", i % 2 ? 51 : 54, s, s + kUs);
+      if (i % 2) {
+        model::MemcpyRow m;
+        m.device_id = 0; m.stream_id = 7; m.start_ns = s; m.end_ns = e; m.correlation_id = c;
+        b.t.memcpys.Append(m);
+      } else {
+        model::MemsetRow m;
+        m.device_id = 0; m.stream_id = 7; m.start_ns = s; m.end_ns = e; m.correlation_id = c;
+        b.t.memsets.Append(m);
+      }
+      all.push_back({s, e});
+    }
+    b.t.Finalize();
+    Timeline tl = BuildTimeline(b.t);
+    ASSERT_EQ(tl.devices.size(), 1u) << copies;
+    const DeviceTimeline& d = tl.devices[0];
+    const IntervalList want_busy = UnionOf(all);
+    ASSERT_EQ(d.busy.size(), want_busy.size()) << copies << " copies";
+    for (size_t i = 0; i < want_busy.size(); ++i) {
+      EXPECT_EQ(d.busy[i].start_ns, want_busy[i].start_ns) << copies << " copies, " << i;
+      EXPECT_EQ(d.busy[i].end_ns, want_busy[i].end_ns) << copies << " copies, " << i;
+    }
+    // Each gap with a launch call: the call is the launch of the op that
+    // begins the next busy interval, the first in (start, end) order, ties
+    // going to kernels, then copies, then sets, each in table order.
+    int checked = 0;
+    for (const IdleGap& g : d.gaps) {
+      if (g.launch_api_row == UINT32_MAX) continue;
+      ++checked;
+      std::tuple<int64_t, int, size_t> best{std::numeric_limits<int64_t>::max(), 9, 0};
+      int64_t want = kMissingI64;
+      auto consider = [&](int table, size_t row, int64_t s, int64_t e, int64_t corr) {
+        if (s != g.end_ns) return;
+        const std::tuple<int64_t, int, size_t> key{e, table, row};
+        if (key < best) best = key, want = corr;
+      };
+      const model::KernelTable& k = b.t.kernels;
+      for (size_t i = 0; i < k.size(); ++i) consider(0, i, k.start_ns[i], k.end_ns[i], k.correlation_id[i]);
+      const model::MemcpyTable& mc = b.t.memcpys;
+      for (size_t i = 0; i < mc.size(); ++i) consider(1, i, mc.start_ns[i], mc.end_ns[i], mc.correlation_id[i]);
+      const model::MemsetTable& ms = b.t.memsets;
+      for (size_t i = 0; i < ms.size(); ++i) consider(2, i, ms.start_ns[i], ms.end_ns[i], ms.correlation_id[i]);
+      EXPECT_EQ(b.t.api_calls.correlation_id[g.launch_api_row], want) << copies << " copies";
+    }
+    EXPECT_GT(checked, 20) << copies << " copies";
+  }
 }
 
 TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
