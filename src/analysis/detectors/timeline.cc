@@ -151,10 +151,10 @@ void Timeline::IndexCorrelations() {
   }
 }
 
-uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
+size_t Timeline::FindCorrIndex(int64_t correlation_id) const {
   const size_t n = corr_keys.size();
   if (n == 0 || correlation_id < corr_keys.front() || correlation_id > corr_keys.back())
-    return UINT32_MAX;
+    return SIZE_MAX;
   auto first = corr_keys.begin(), last = corr_keys.end();
   if (!corr_bucket.empty()) {
     const size_t b = static_cast<size_t>(
@@ -163,8 +163,13 @@ uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
     last = corr_keys.begin() + corr_bucket[b + 1];
   }
   auto it = std::lower_bound(first, last, correlation_id);
-  if (it == last || *it != correlation_id) return UINT32_MAX;
-  return corr_rows[static_cast<size_t>(it - corr_keys.begin())];
+  if (it == last || *it != correlation_id) return SIZE_MAX;
+  return static_cast<size_t>(it - corr_keys.begin());
+}
+
+uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
+  const size_t i = FindCorrIndex(correlation_id);
+  return i == SIZE_MAX ? UINT32_MAX : corr_rows[i];
 }
 
 int32_t Timeline::StepIndexAt(const DeviceTimeline& device, int64_t t) {
@@ -769,21 +774,16 @@ Timeline BuildTimeline(const model::Trace& trace) {
   {
     std::vector<int32_t> dev_of_corr(tl.corr_keys.size(), kMissingI32);
     auto note = [&](int64_t corr, int32_t dev) {
-      auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), corr);
-      if (it != tl.corr_keys.end() && *it == corr) {
-        size_t i = static_cast<size_t>(it - tl.corr_keys.begin());
-        if (!IsValid(dev_of_corr[i])) dev_of_corr[i] = dev;
-      }
+      const size_t i = tl.FindCorrIndex(corr);
+      if (i != SIZE_MAX && !IsValid(dev_of_corr[i])) dev_of_corr[i] = dev;
     };
     for (size_t i = 0; i < k.size(); ++i)
       if (IsValid(k.correlation_id[i])) note(k.correlation_id[i], k.device_id[i]);
     for (size_t i = 0; i < api.size(); ++i) {
       if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
       if (!api_is_launch[i]) continue;
-      auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), api.correlation_id[i]);
-      int32_t dev = kMissingI32;
-      if (it != tl.corr_keys.end() && *it == api.correlation_id[i])
-        dev = dev_of_corr[static_cast<size_t>(it - tl.corr_keys.begin())];
+      const size_t ci = tl.FindCorrIndex(api.correlation_id[i]);
+      const int32_t dev = ci == SIZE_MAX ? kMissingI32 : dev_of_corr[ci];
       for (DeviceTimeline& d : tl.devices) {
         bool mine = IsValid(dev) ? d.device_id == dev : tl.devices.size() == 1;
         if (!mine) continue;

@@ -174,6 +174,8 @@ struct Timeline {
   // searches a few keys: one bucket per four keys, whatever holes the ids
   // have. Call again after changing corr_keys.
   void IndexCorrelations();
+  // FindCorrIndex: the index of this correlation id in corr_keys, or SIZE_MAX.
+  size_t FindCorrIndex(int64_t correlation_id) const;
   // FindApiRow: the api row with this correlation id, or UINT32_MAX.
   uint32_t FindApiRow(int64_t correlation_id) const;
   // StepIndexAt: index of the window of `device` containing t, or -1.

@@ -437,8 +437,12 @@ TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
         if (indexed) tl.IndexCorrelations();
         EXPECT_EQ(tl.corr_bucket.empty(), !indexed);
         EXPECT_LE(tl.corr_bucket.size(), tl.corr_keys.size() / 4 + 2);
-        for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q)
+        for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q) {
           ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
+          const size_t i = tl.FindCorrIndex(q);
+          ASSERT_EQ(i == SIZE_MAX ? UINT32_MAX : tl.corr_rows[i], expect(q)) << "id " << q;
+          if (i != SIZE_MAX) ASSERT_EQ(tl.corr_keys[i], q);
+        }
         for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
                           int64_t{0}})
           ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q;
