@@ -1,6 +1,7 @@
 #include "analysis/analysis.h"
 
 #include <future>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 }
 
 // kOverlapModelBytes: up to this much model (all traces together), the
-// diagnosis timelines are built on a second worker while utilization runs;
+// diagnosis timelines are built on a third thread while utilization runs;
 // above it, after utilization, one at a time. The timeline reads no section,
 // so only memory decides: beside utilization, the 100x bench trace (970 MiB
 // of model) peaked at 1.51-1.65 GB instead of 1.39 GB, past the 1.5 GB
@@ -84,9 +85,9 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 // (docs/performance.md).
 constexpr size_t kOverlapModelBytes = size_t{256} << 20;
 
-bool OverlapTimelines(const std::vector<const model::Trace*>& traces) {
+bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
-  for (const model::Trace* t : traces) bytes += t->memory_bytes();
+  for (const model::Trace& t : traces) bytes += t.memory_bytes();
   return bytes <= kOverlapModelBytes;
 }
 
@@ -108,7 +109,7 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   std::future<void> host = std::async(std::launch::async,
                                       [&] { AnalyzeHostSections(trace, options, out.analysis); });
   std::future<detectors::Timeline> timeline;
-  if (OverlapTimelines({&trace}))
+  if (OverlapTimelines({&trace, 1}))
     timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
   out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
   const detectors::DigestOptions o = DigestOptionsOf(out.analysis);
@@ -145,10 +146,8 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   });
   // The diagnosis timelines too, on a third thread, when the traces are small
   // enough for their memory to overlap utilization's (kOverlapModelBytes).
-  std::vector<const model::Trace*> all;
-  for (const model::Trace& t : traces) all.push_back(&t);
   std::future<std::vector<detectors::Timeline>> timelines;
-  if (!traces.empty() && OverlapTimelines(all)) {
+  if (!traces.empty() && OverlapTimelines(traces)) {
     timelines = std::async(std::launch::async, [&] {
       std::vector<detectors::Timeline> v;
       v.reserve(traces.size());

@@ -323,17 +323,10 @@ class ReadAheadStream final : public InputStream {
   Result<size_t> Read(char* buf, size_t n) override {
     if (n == 0) return size_t{0};
     if (cur_pos_ == cur_end_) {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return !queue_.empty() || finished_; });
-      if (queue_.empty()) {
-        if (!error_.ok()) return error_;
-        return size_t{0};
-      }
-      free_.push_back(std::move(cur_));
-      cur_end_ = TakeFront(&cur_);
+      ASSIGN_OR_RETURN(size_t end, NextChunk(&cur_));
+      if (end == 0) return size_t{0};
       cur_pos_ = kFront;
-      lock.unlock();
-      cv_.notify_all();
+      cur_end_ = end;
     }
     size_t k = std::min(n, cur_end_ - cur_pos_);
     std::memcpy(buf, cur_.data() + cur_pos_, k);
@@ -346,20 +339,15 @@ class ReadAheadStream final : public InputStream {
   Status ReadBlock(StreamBlock* block, size_t front, size_t want, size_t pad) override {
     if (cur_pos_ != cur_end_ || front > kFront || pad > kBackPad)
       return InputStream::ReadBlock(block, front, want, pad);
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !queue_.empty() || finished_; });
-    if (queue_.empty()) {
-      if (!error_.ok()) return error_;
+    ASSIGN_OR_RETURN(size_t end, NextChunk(&block->buf));
+    if (end == 0) {
       block->buf.resize(front + pad);
       block->begin = block->end = front;
       return Status::Ok();
     }
-    free_.push_back(std::move(block->buf));
-    block->end = TakeFront(&block->buf);
     block->begin = kFront;
-    offset_ += block->end - block->begin;
-    lock.unlock();
-    cv_.notify_all();
+    block->end = end;
+    offset_ += end - kFront;
     return Status::Ok();
   }
   const std::string& path() const override { return inner_->path(); }
@@ -410,15 +398,25 @@ class ReadAheadStream final : public InputStream {
     }
   }
 
-  // TakeFront: move the queue's head chunk into *into and note its raw
-  // offset; returns where its bytes end. mu_ held.
-  size_t TakeFront(std::vector<char>* into) {
+  // NextChunk: waits for the next decompressed chunk and moves it into
+  // *into, giving *into's old buffer back to the worker. Returns where its
+  // bytes end (they start at kFront), 0 at the end of the stream, or the
+  // stream's error.
+  Result<size_t> NextChunk(std::vector<char>* into) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || finished_; });
+    if (queue_.empty()) {
+      if (!error_.ok()) return error_;
+      return size_t{0};
+    }
+    free_.push_back(std::move(*into));
     *into = std::move(queue_.front());
-    const size_t end = into->size() - kBackPad;
     queue_.pop_front();
     raw_offset_ = raw_marks_.front();
     raw_marks_.pop_front();
-    return end;
+    lock.unlock();
+    cv_.notify_all();
+    return into->size() - kBackPad;
   }
 
   // Every chunk holds its bytes at [kFront, size - kBackPad): room for a

@@ -161,9 +161,8 @@ inline const char* FindQuoteOrBackslash(const char* q, const char* end) {
   return SkipWsRun(p, end);
 }
 
-// Eq: compare with a literal; the length is a compile-time constant, so this is
-// a size check plus an inlined fixed-size memcmp (no strlen).
-// Word loads, not memcmp: GCC turns a memcmp of 3, 5, 6 or 7 bytes into a
+// Eq: compare with a literal; the length is a compile-time constant (no
+// strlen). Word loads, not memcmp: GCC turns a memcmp of 3, 5, 6 or 7 bytes into a
 // libc call, and a byte loop costs a compare per byte; keys are compared for
 // every event. Two overlapping loads cover 4-8 and 9-16 bytes (the literal's
 // words fold to constants).
@@ -405,7 +404,7 @@ class Lexer {
     if (neg) ++q;
     const char* d0 = q;
     int64_t v = 0;
-    if (end - q >= 9 && IsDigit(q[0]) && !IsDigit(q[1])) {
+    if (end - q >= 2 && IsDigit(q[0]) && !IsDigit(q[1])) {
       // One digit (a device, a stream, a grid or block dimension): no SWAR.
       v = q[0] - '0';
       ++q;
@@ -1707,9 +1706,11 @@ Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* 
 // EventKey: the trace-event keys the importer reads.
 enum class EventKey : uint8_t { kPh, kId, kTs, kCat, kDur, kPid, kTid, kName, kArgs, kOther };
 
-// KeyWord: the first n bytes of `text` (n <= 8) as a little-endian word.
+// KeyWord: the bytes of `text` (at most 8, its NUL left out) as a
+// little-endian word.
 template <size_t N>
 constexpr uint64_t KeyWord(const char (&text)[N]) {
+  static_assert(N - 1 <= 8);
   uint64_t w = 0;
   for (size_t i = 0; i + 1 < N; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(text[i])) << (8 * i);
   return w;
@@ -1724,40 +1725,26 @@ inline EventKey MatchEventKey(const char*& p, const char* end) {
   if (end - p < 7) return EventKey::kOther;  // the longest match reads p[1..5]
   uint64_t w;
   std::memcpy(&w, p + 1, 8);  // within the buffers' kPad padding
-  auto is = [&](uint64_t key, int bytes) {
-    const uint64_t mask = (uint64_t{1} << (8 * bytes)) - 1;
-    return (w & mask) == key;
-  };
   EventKey k = EventKey::kOther;
-  int n = 0;  // bytes after the opening quote, the closing one included
+  // take: whether the bytes after the quote are `key` (its closing quote
+  // included); if so, k is `as` and p moves past them.
+  auto take = [&]<size_t N>(const char (&key)[N], EventKey as) {
+    constexpr uint64_t kMask = (uint64_t{1} << (8 * (N - 1))) - 1;
+    if ((w & kMask) != KeyWord(key)) return false;
+    k = as;
+    p += N;  // the opening quote and the key's N - 1 bytes
+    return true;
+  };
   switch (static_cast<char>(w & 0xff)) {
-    case 'p':
-      if (is(KeyWord("ph\""), 3)) k = EventKey::kPh, n = 3;
-      else if (is(KeyWord("pid\""), 4)) k = EventKey::kPid, n = 4;
-      break;
-    case 't':
-      if (is(KeyWord("ts\""), 3)) k = EventKey::kTs, n = 3;
-      else if (is(KeyWord("tid\""), 4)) k = EventKey::kTid, n = 4;
-      break;
-    case 'i':
-      if (is(KeyWord("id\""), 3)) k = EventKey::kId, n = 3;
-      break;
-    case 'c':
-      if (is(KeyWord("cat\""), 4)) k = EventKey::kCat, n = 4;
-      break;
-    case 'd':
-      if (is(KeyWord("dur\""), 4)) k = EventKey::kDur, n = 4;
-      break;
-    case 'n':
-      if (is(KeyWord("name\""), 5)) k = EventKey::kName, n = 5;
-      break;
-    case 'a':
-      if (is(KeyWord("args\""), 5)) k = EventKey::kArgs, n = 5;
-      break;
-    default:
-      break;
+    case 'p': take("ph\"", EventKey::kPh) || take("pid\"", EventKey::kPid); break;
+    case 't': take("ts\"", EventKey::kTs) || take("tid\"", EventKey::kTid); break;
+    case 'i': take("id\"", EventKey::kId); break;
+    case 'c': take("cat\"", EventKey::kCat); break;
+    case 'd': take("dur\"", EventKey::kDur); break;
+    case 'n': take("name\"", EventKey::kName); break;
+    case 'a': take("args\"", EventKey::kArgs); break;
+    default: break;
   }
-  if (k != EventKey::kOther) p += 1 + n;
   return k;
 }
 
