@@ -106,19 +106,21 @@ TEST(KinetoCorpus, CountsMatchSourcesTable) {
   }
 }
 
-// Neither sizing the tables early (Trace::ReserveForGrowth) nor parsing in
-// segments on two threads (KinetoOptions::threads) may change a bit of any
-// real trace's model. Every trace is read three ways against one plain read
-// (one thread, no sizing): sized after its first 64 KiB, and cut into 16 KiB
-// segments parsed on two threads, so that even the small traces are cut into
-// many and merged across every kind of event.
+// Neither sizing the tables early (Trace::ReserveForGrowth), nor parsing in
+// segments on two threads (KinetoOptions::threads), nor replaying learned
+// separators (KinetoOptions::learn_separators) may change a bit of any real
+// trace's model. Every trace is read two more ways against one plain read
+// (one thread, no sizing, every separator lexed): sized after its first
+// 64 KiB, and cut into 16 KiB segments parsed on two threads, so that even
+// the small traces are cut into many and merged across every kind of event;
+// both replay learned separators.
 TEST(KinetoCorpus, SizedAndSegmentedReadsGiveThePlainModel) {
   if (!std::filesystem::exists(kDir + "/SOURCES.md"))
     GTEST_SKIP() << "SKIPPED: ../shared/traces/kineto not present";
   size_t sized = 0, cut = 0, fallback = 0;
   for (const Expected& e : ReadTable()) {
     SCOPED_TRACE(e.file);
-    auto read = [&](int threads, uint64_t reserve_after, KinetoScanStats* scan) {
+    auto read = [&](int threads, uint64_t reserve_after, KinetoScanStats* scan, bool learn = true) {
       model::Trace t;
       auto in = OpenInputStream(kDir + "/" + e.file);
       EXPECT_TRUE(in.ok());
@@ -128,12 +130,13 @@ TEST(KinetoCorpus, SizedAndSegmentedReadsGiveThePlainModel) {
       o.chunk_bytes = threads == 1 ? 64 << 10 : 16 << 10;
       o.segment_bytes = 16 << 10;
       o.reserve_after_bytes = reserve_after;
+      o.learn_separators = learn;
       Status st = ReadKinetoStream(**in, o, t, scan);
       EXPECT_TRUE(st.ok()) << st.message();
       return t;
     };
     KinetoScanStats plain_scan, early, two;
-    model::Trace plain = read(1, 0, &plain_scan);
+    model::Trace plain = read(1, 0, &plain_scan, false);
     {
       model::Trace sized_trace = read(1, 64 << 10, &early);
       sized += early.reserve_factor > 0;

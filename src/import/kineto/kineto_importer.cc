@@ -445,6 +445,28 @@ class Lexer {
     return Lex::kOk;
   }
 
+  // SkipValue: Skip for a value at p (no whitespace before it). Plain
+  // numbers of up to 15 digits (the args the importer does not read: ids,
+  // addresses, sizes) are passed by word loads; Number's byte loop would stop
+  // at the same byte, which is no number character and before end.
+  [[gnu::always_inline]] Lex SkipValue(const char*& p, const char* end, int depth) {
+    if (IsDigit(*p) && end - p > 16) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      int n = LeadingDigitCount(w);
+      if (n == 8) {
+        std::memcpy(&w, p + 8, 8);
+        n += LeadingDigitCount(w);
+      }
+      if (n < 16 && !IsNumChar(p[n])) {
+        p += n;
+        return Lex::kOk;
+      }
+    }
+    if (*p == '"') return SkipString(p, end);
+    return Skip(p, end, depth);
+  }
+
   // Skip: any JSON value.
   Lex Skip(const char*& p, const char* end, int depth) {
     if (!SkipWs(p, end)) return Lex::kMore;
@@ -570,6 +592,157 @@ class Lexer {
   std::deque<std::string> pool_;  // deque: growing never moves earlier strings
   size_t pool_used_ = 0;
 };
+
+// ---- Learned separators ----
+
+// SeparatorMemo: the exact bytes that came, in earlier events, between one
+// value of an object and the next value (the ',', whitespace, the key with its
+// quotes, the ':' and more whitespace) or the object's '}', and the key they
+// name. Kineto writes every event of a kind with one layout, so the bytes
+// after a value are nearly always the ones that followed the same key in the
+// last event of that kind: one compare of them replaces the whitespace skips,
+// the punctuation checks and the key match (a fifth of the import's
+// instructions). A compare that fails falls back to the general path, which
+// teaches the memo what it saw.
+//
+// Exact: a slot is replayed only where its bytes are at p, followed (for a
+// key) by a byte that is no whitespace, which is where the general path's
+// last skip would stop; the general path reads nothing but those bytes, so it
+// would find the same key and stop at the same place. Separators holding a
+// backslash (an escaped key) are never learned, so replaying one never skips
+// an escape's side effects.
+//
+// Slots are found by context: `prev`, the slot matched before in this object
+// (-1 at its start), and `ctx`, a small class of the event (its "ph" for the
+// event's keys, its "cat" for args), with the two most recent successors kept
+// per pair, as flow and complete events share keys but not their order.
+class SeparatorMemo {
+ public:
+  static constexpr int kSlots = 64;
+  static constexpr size_t kMaxLen = 48;  // compares read 48 bytes: within the buffers' kPad (64)
+  static constexpr int kContexts = 16;
+  static constexpr uint8_t kEndKey = 0xff;  // the slot ends the object ('}' is its last byte)
+
+  struct Slot;
+  // Start: the pseudo-slot before an object's first key.
+  const Slot* Start() const { return &start_; }
+
+  // Find: the slot that followed `prev` (a slot, or Start()) in `ctx` whose
+  // bytes are at p and, for a key, are followed by a value's first byte; null
+  // if none. Needs end - p > kMaxLen (the caller takes the general path
+  // nearer the end). The two most recent successors are tried.
+  [[gnu::always_inline]] const Slot* Find(const Slot* prev, int ctx, const char* p) const {
+    const Slot* const* nx = prev->next[ctx];
+    const Slot* m = nx[0];
+    if (m == nullptr) return nullptr;
+    if (Matches(*m, p)) return m;
+    m = nx[1];
+    if (m != nullptr && Matches(*m, p)) return m;
+    return nullptr;
+  }
+
+  // Learn: the general path read [s, p) after `prev` in `ctx` and found `key`
+  // (kEndKey: the object ended). Returns the slot, or null when the bytes
+  // cannot be kept (too long, an escape, the table full).
+  const Slot* Learn(const Slot* prev, int ctx, const char* s, const char* p, uint8_t key) {
+    const size_t n = static_cast<size_t>(p - s);
+    if (n == 0 || n > kMaxLen || std::memchr(s, '\\', n) != nullptr) return nullptr;
+    Slot* slot = nullptr;
+    for (int i = 0; i < count_; ++i) {
+      if (slots_[i].len == n && std::memcmp(slots_[i].bytes, s, n) == 0) {
+        slot = &slots_[i];
+        break;
+      }
+    }
+    if (slot == nullptr) {
+      if (count_ == kSlots) return nullptr;
+      slot = &slots_[count_++];
+      std::memcpy(slot->bytes, s, n);
+      slot->len = static_cast<uint8_t>(n);
+      slot->key = key;
+      slot->want = n >= 16 ? 0xffffu : (1u << n) - 1;
+    }
+    // prev is one of this memo's slots or start_; the const came from Find.
+    const Slot** nx = const_cast<Slot*>(prev)->next[ctx];
+    if (nx[0] != slot) {
+      nx[1] = nx[0];
+      nx[0] = slot;
+    }
+    return slot;
+  }
+
+  struct alignas(16) Slot {
+    char bytes[kMaxLen] = {};
+    uint32_t want = 0;  // the first 16 bytes' compare mask
+    uint8_t len = 0;
+    uint8_t key = 0;
+    const Slot* next[kContexts][2] = {};  // successors by context, most recent first
+  };
+
+ private:
+  [[gnu::always_inline]] static bool Matches(const Slot& m, const char* p) {
+    const size_t n = m.len;
+#if defined(__SSE2__)
+    const auto* b = reinterpret_cast<const __m128i*>(m.bytes);
+    unsigned eq = static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), _mm_load_si128(b))));
+    if ((eq & m.want) != m.want) return false;
+    if (n > 16) [[unlikely]] {
+      for (size_t i = 16; i < n; i += 16) {
+        eq = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), _mm_load_si128(b + i / 16))));
+        const unsigned want = n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1;
+        if ((eq & want) != want) return false;
+      }
+    }
+#else
+    if (std::memcmp(p, m.bytes, n) != 0) return false;
+#endif
+    return m.key == kEndKey || static_cast<unsigned char>(p[n]) > ' ';
+  }
+
+  Slot start_;
+  Slot slots_[kSlots];
+  int count_ = 0;
+};
+
+// GapMemo: the bytes between two array elements, up to and including the
+// next element's '{' (at most 16, no backslash: whitespace, ',' and '{').
+struct GapMemo {
+  char bytes[16] = {};
+  size_t len = 0;  // 0: nothing learned
+  [[gnu::always_inline]] bool Matches(const char* p, const char* end) const {
+    if (len == 0 || end - p <= 16) return false;
+#if defined(__SSE2__)
+    const unsigned eq = static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)))));
+    const unsigned want = len >= 16 ? 0xffffu : (1u << len) - 1;
+    return (eq & want) == want;
+#else
+    return std::memcmp(p, bytes, len) == 0;
+#endif
+  }
+  void Learn(const char* s, const char* p) {
+    const size_t n = static_cast<size_t>(p - s);
+    if (n > sizeof bytes) return;
+    std::memset(bytes, 0, sizeof bytes);
+    std::memcpy(bytes, s, n);
+    len = n;
+  }
+};
+
+// PhContext, CatContext: the memo contexts of an event's keys (by its "ph",
+// known after the first key) and of its args (by its "cat"). Collisions only
+// cost compares that fail.
+inline int PhContext(std::string_view ph) {
+  return ph.empty() ? 0 : static_cast<unsigned char>(ph[0]) % SeparatorMemo::kContexts;
+}
+inline int CatContext(std::string_view cat) {
+  return cat.empty() ? 0
+                     : static_cast<int>((cat.size() + static_cast<unsigned char>(cat.back())) %
+                                        SeparatorMemo::kContexts);
+}
 
 // ---- One trace event, as parsed (views valid until the next refill) ----
 
@@ -802,6 +975,9 @@ int AutoParseThreads() {
   return cores >= 4 ? 4 : (cores >= 2 ? static_cast<int>(cores) : 1);
 }
 
+enum class EventKey : uint8_t;
+enum class ArgKey : uint8_t;
+
 class KinetoParser {
  public:
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
@@ -810,7 +986,8 @@ class KinetoParser {
         reserve_after_(options.reserve_after_bytes),
         trace_(trace),
         threads_(options.threads != 0 ? options.threads : AutoParseThreads()),
-        segment_bytes_(std::max<size_t>(options.segment_bytes, 1)) {}
+        segment_bytes_(std::max<size_t>(options.segment_bytes, 1)),
+        learn_(options.learn_separators) {}
 
   Status Run();
   uint64_t events() const { return event_index_; }
@@ -854,7 +1031,11 @@ class KinetoParser {
 
   // Events.
   Lex ParseEvent(const char*& p, const char* end, RawEvent* ev);
-  Lex ParseArgs(const char*& p, const char* end, Args* a);
+  Lex EventSeparator(const char*& p, const char* end, bool first, EventKey* k);
+  // ParseArgs: the args object at p; ctx: CatContext() of the event.
+  Lex ParseArgs(const char*& p, const char* end, Args* a, int ctx);
+  Lex ArgSeparator(const char*& p, const char* end, bool first, ArgKey* k);
+  Lex ArgValue(ArgKey k, const char*& p, const char* end, Args* a);
   Lex ArgInt(const char*& p, const char* end, int64_t* out, Args* a);
   Lex ArgFloat(const char*& p, const char* end, float* out, bool* inf, Args* a);
   Lex ArgStr(const char*& p, const char* end, std::string_view* out, Args* a);
@@ -913,6 +1094,10 @@ class KinetoParser {
   uint64_t segments_ = 0;
   bool serial_fallback_ = false;
   std::vector<StringId> remap_;
+  // Learned separators of events' keys and of their args' keys.
+  bool learn_ = true;  // KinetoOptions::learn_separators
+  SeparatorMemo event_memo_, args_memo_;
+  GapMemo gap_memo_;
 };
 
 Status KinetoParser::Refill(const char* context) {
@@ -1179,7 +1364,18 @@ Status KinetoParser::ParseEvents(ArrayState st) {
   for (;;) {
     const char* p = Buf() + pos_;
     const char* end = Buf() + len_;
+    // The bytes between two events (",", newlines and indents, "{") are
+    // replayed as the last ones seen, like the separators in an event.
+    const char* gap = nullptr;  // where the bytes after the last event began
     for (;;) {
+      if (st == kCommaOrEnd) {
+        if (gap_memo_.Matches(p, end)) {
+          p += gap_memo_.len - 1;  // at '{'
+          st = kElem;
+        } else {
+          gap = p;
+        }
+      }
       if (!SkipWs(p, end)) break;
       if (st == kCommaOrEnd) {
         if (*p == ',') {
@@ -1203,6 +1399,10 @@ Status KinetoParser::ParseEvents(ArrayState st) {
       }
       const char* start = p;
       if (*p == '{') {
+        if (gap != nullptr && learn_) {
+          gap_memo_.Learn(gap, p + 1);
+          gap = nullptr;
+        }
         // One block copy: assigning a fresh RawEvent() stored its ~60
         // fields one by one, about 160 instructions an event.
         std::memcpy(&ev, &kEmptyEvent, sizeof ev);
@@ -1378,6 +1578,7 @@ void ResetPart(model::Trace& t) {
 void KinetoParser::ParseSegment(SegmentJob& job) {
   ResetPart(job.part);
   KinetoParser sub(in_, job.part);
+  sub.learn_ = learn_;
   sub.buf_.swap(job.bytes);
   sub.pos_ = job.begin;
   sub.len_ = job.len;
@@ -1704,7 +1905,8 @@ Lex KinetoParser::TimeValue(const char*& p, const char* end, int64_t* ns, bool* 
 }
 
 // EventKey: the trace-event keys the importer reads.
-enum class EventKey : uint8_t { kPh, kId, kTs, kCat, kDur, kPid, kTid, kName, kArgs, kOther };
+// kEnd: no key, the event's '}' (the memo's SeparatorMemo::kEndKey).
+enum class EventKey : uint8_t { kPh, kId, kTs, kCat, kDur, kPid, kTid, kName, kArgs, kOther, kEnd = 0xff };
 
 // KeyWord: the bytes of `text` (at most 8, its NUL left out) as a
 // little-endian word.
@@ -1773,31 +1975,67 @@ EventKey ClassifyEventKey(std::string_view key) {
   return EventKey::kOther;
 }
 
-Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
-  ++p;  // '{'
+// EventSeparator: the general path from p (just after '{' when `first`,
+// else just after a value) to the next value's first byte, setting *k; or past
+// the event's '}', setting *k = kEnd.
+Lex KinetoParser::EventSeparator(const char*& p, const char* end, bool first, EventKey* k) {
   if (!SkipWs(p, end)) return Lex::kMore;
   if (*p == '}') {
     ++p;
+    *k = EventKey::kEnd;
     return Lex::kOk;
   }
-  for (;;) {
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
-    Lex r = Lex::kOk;
-    EventKey k = MatchEventKey(p, end);
-    if (k == EventKey::kOther) {
-      std::string_view key;
-      r = lex_.String(p, end, &key);
-      if (r != Lex::kOk) return r;
-      k = ClassifyEventKey(key);
-    }
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
+  if (!first) {
+    if (*p != ',') return lex_.Error(p, "expected ',' or '}' in a trace event");
     ++p;
     if (!SkipWs(p, end)) return Lex::kMore;
+  }
+  if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
+  *k = MatchEventKey(p, end);
+  if (*k == EventKey::kOther) {
+    std::string_view key;
+    Lex r = lex_.String(p, end, &key);
+    if (r != Lex::kOk) return r;
+    *k = ClassifyEventKey(key);
+  }
+  if (!SkipWs(p, end)) return Lex::kMore;
+  if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
+  ++p;
+  if (!SkipWs(p, end)) return Lex::kMore;
+  return Lex::kOk;
+}
+
+Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
+  ++p;  // '{'
+  bool first = true;
+  // prev: the memo slot of the last separator (Start() at the start). Past a
+  // separator the memo could not keep (null), it stays off for the rest of the event.
+  const SeparatorMemo::Slot* prev = learn_ ? event_memo_.Start() : nullptr;
+  int ctx = PhContext(ev->ph);
+  for (;;) {
+    // The separator to the next value: replayed from the memo, else read.
+    EventKey k;
+    const SeparatorMemo::Slot* slot =
+        prev != nullptr && end - p > static_cast<ptrdiff_t>(SeparatorMemo::kMaxLen)
+            ? event_memo_.Find(prev, ctx, p)
+            : nullptr;
+    if (slot != nullptr) {
+      p += slot->len;
+      k = static_cast<EventKey>(slot->key);
+    } else {
+      const char* s = p;
+      Lex r = EventSeparator(p, end, first, &k);
+      if (r != Lex::kOk) return r;
+      if (prev != nullptr) slot = event_memo_.Learn(prev, ctx, s, p, static_cast<uint8_t>(k));
+    }
+    if (k == EventKey::kEnd) return Lex::kOk;
+    first = false;
+    prev = slot;
+    Lex r = Lex::kOk;
     switch (k) {
       case EventKey::kPh:
         r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
+        ctx = PhContext(ev->ph);
         break;
       case EventKey::kId: {  // flow id (ac2g: the correlation id)
         std::string_view str;
@@ -1828,7 +2066,7 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
         if (*p == '{') {
           ev->has_args = true;
           ev->args_begin = p;
-          r = ParseArgs(p, end, &ev->args);
+          r = ParseArgs(p, end, &ev->args, CatContext(ev->cat));
           ev->args_end = p;
         } else {
           ++ev->args.bad_type;
@@ -1836,20 +2074,11 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
         }
         break;
       case EventKey::kOther:
-        r = lex_.Skip(p, end, 1);
+      case EventKey::kEnd:
+        r = lex_.SkipValue(p, end, 1);
         break;
     }
     if (r != Lex::kOk) return r;
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p == ',') {
-      ++p;
-      continue;
-    }
-    if (*p == '}') {
-      ++p;
-      return Lex::kOk;
-    }
-    return lex_.Error(p, "expected ',' or '}' in a trace event");
   }
 }
 
@@ -1959,138 +2188,196 @@ Lex KinetoParser::ArgTriple(const char*& p, const char* end, int32_t* out, Args*
   }
 }
 
-Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a) {
-  ++p;  // '{'
+// ArgKey: the args keys the importer reads; kEnd: the args' '}' (the memo's
+// SeparatorMemo::kEndKey).
+enum class ArgKey : uint8_t {
+  kOther, kSeq, kCbid, kGrid, kName, kBlock, kBytes, kDtype, kDevice, kStream, kLabels,
+  kGraphId, kToDevice, kInputDims, kInputType, kFromDevice, kGroupSize, kCorrelation,
+  kExternalId, kWarpsPerSm, kSharedMemory, kBlocksPerSm, kInputStrides, kInMsgNelems,
+  kSyncKind, kWaitOnStream, kOutMsgNelems, kConcreteInputs, kCollectiveName, kPgName,
+  kPgRanks, kRegs, kWaitOnEventId, kOccupancy, kPgDesc, kEnd = 0xff,
+};
+
+ArgKey ClassifyArgKey(std::string_view k) {
+  using enum ArgKey;
+  switch (k.size()) {
+    case 3:
+      if (Eq(k, "Seq")) return kSeq;
+      break;
+    case 4:
+      if (Eq(k, "cbid")) return kCbid;
+      if (Eq(k, "grid")) return kGrid;
+      if (Eq(k, "name")) return kName;
+      break;
+    case 5:
+      if (Eq(k, "block")) return kBlock;
+      if (Eq(k, "bytes")) return kBytes;
+      if (Eq(k, "dtype")) return kDtype;
+      break;
+    case 6:
+      if (Eq(k, "device")) return kDevice;
+      if (Eq(k, "stream")) return kStream;
+      if (Eq(k, "labels")) return kLabels;
+      break;
+    case 8:
+      if (Eq(k, "graph id")) return kGraphId;
+      if (Eq(k, "toDevice")) return kToDevice;
+      break;
+    case 10:
+      if (Eq(k, "Input Dims")) return kInputDims;
+      if (Eq(k, "Input type")) return kInputType;
+      if (Eq(k, "fromDevice")) return kFromDevice;
+      if (Eq(k, "Group size")) return kGroupSize;
+      break;
+    case 11:
+      if (Eq(k, "correlation")) return kCorrelation;
+      if (Eq(k, "External id") || Eq(k, "external id")) return kExternalId;
+      break;
+    case 12:
+      if (Eq(k, "warps per SM")) return kWarpsPerSm;
+      break;
+    case 13:
+      if (Eq(k, "shared memory")) return kSharedMemory;
+      if (Eq(k, "blocks per SM")) return kBlocksPerSm;
+      if (Eq(k, "Input Strides")) return kInputStrides;
+      if (Eq(k, "In msg nelems")) return kInMsgNelems;
+      break;
+    case 14:
+      if (Eq(k, "cuda_sync_kind")) return kSyncKind;
+      if (Eq(k, "wait_on_stream")) return kWaitOnStream;
+      if (Eq(k, "Out msg nelems")) return kOutMsgNelems;
+      break;
+    case 15:
+      if (Eq(k, "Concrete Inputs")) return kConcreteInputs;
+      if (Eq(k, "Collective name")) return kCollectiveName;
+      break;
+    case 18:
+      if (Eq(k, "Process Group Name")) return kPgName;
+      break;
+    case 19:
+      if (Eq(k, "Process Group Ranks")) return kPgRanks;
+      break;
+    case 20:
+      if (Eq(k, "registers per thread")) return kRegs;
+      break;
+    case 21:
+      if (Eq(k, "wait_on_cuda_event_id")) return kWaitOnEventId;
+      break;
+    case 25:
+      if (Eq(k, "est. achieved occupancy %")) return kOccupancy;
+      if (Eq(k, "Process Group Description")) return kPgDesc;
+      break;
+    default:
+      break;
+  }
+  return kOther;
+}
+
+// ArgSeparator: EventSeparator's general path for an args object.
+Lex KinetoParser::ArgSeparator(const char*& p, const char* end, bool first, ArgKey* k) {
   if (!SkipWs(p, end)) return Lex::kMore;
   if (*p == '}') {
     ++p;
+    *k = ArgKey::kEnd;
     return Lex::kOk;
   }
-  for (;;) {
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p != '"') return lex_.Error(p, "expected a string key in args");
-    std::string_view k;
-    Lex r = lex_.String(p, end, &k);
-    if (r != Lex::kOk) return r;
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p != ':') return lex_.Error(p, "expected ':' in args");
+  if (!first) {
+    if (*p != ',') return lex_.Error(p, "expected ',' or '}' in args");
     ++p;
     if (!SkipWs(p, end)) return Lex::kMore;
-    r = Lex::kError;
-    bool handled = true;
-    switch (k.size()) {
-      case 3:
-        if (Eq(k, "Seq")) r = ArgInt(p, end, &a->seq, a);
-        else handled = false;
-        break;
-      case 4:
-        if (Eq(k, "cbid")) r = ArgInt(p, end, &a->cbid, a);
-        else if (Eq(k, "grid")) r = ArgTriple(p, end, a->grid, a);
-        else if (Eq(k, "name")) r = ArgStr(p, end, &a->meta_name, a);
-        else handled = false;
-        break;
-      case 5:
-        if (Eq(k, "block")) r = ArgTriple(p, end, a->block, a);
-        else if (Eq(k, "bytes")) r = ArgInt(p, end, &a->bytes, a);
-        else if (Eq(k, "dtype")) r = ArgStr(p, end, &a->dtype, a);
-        else handled = false;
-        break;
-      case 6:
-        if (Eq(k, "device")) r = ArgInt(p, end, &a->device, a);
-        else if (Eq(k, "stream")) r = ArgInt(p, end, &a->stream, a);
-        else if (Eq(k, "labels")) r = ArgStr(p, end, &a->labels, a);
-        else handled = false;
-        break;
-      case 8:
-        if (Eq(k, "graph id")) r = ArgInt(p, end, &a->graph_id, a);
-        else if (Eq(k, "toDevice")) r = ArgInt(p, end, &a->to_device, a);
-        else handled = false;
-        break;
-      case 10:
-        if (Eq(k, "Input Dims")) r = ArgRaw(p, end, &a->input_dims);
-        else if (Eq(k, "Input type")) r = ArgRaw(p, end, &a->input_types);
-        else if (Eq(k, "fromDevice")) r = ArgInt(p, end, &a->from_device, a);
-        else if (Eq(k, "Group size")) {
-          r = ArgInt(p, end, &a->group_size, a);
-          a->has_collective = true;
-        } else handled = false;
-        break;
-      case 11:
-        if (Eq(k, "correlation")) r = ArgInt(p, end, &a->correlation, a);
-        else if (Eq(k, "External id") || Eq(k, "external id")) r = ArgInt(p, end, &a->external_id, a);
-        else handled = false;
-        break;
-      case 12:
-        if (Eq(k, "warps per SM")) r = ArgFloat(p, end, &a->warps_per_sm, &a->inf_occupancy, a);
-        else handled = false;
-        break;
-      case 13:
-        if (Eq(k, "shared memory")) r = ArgInt(p, end, &a->smem, a);
-        else if (Eq(k, "blocks per SM")) r = ArgFloat(p, end, &a->blocks_per_sm, &a->inf_occupancy, a);
-        else if (Eq(k, "Input Strides")) r = ArgRaw(p, end, &a->input_strides);
-        else if (Eq(k, "In msg nelems")) {
-          r = ArgInt(p, end, &a->in_nelems, a);
-          a->has_collective = true;
-        } else handled = false;
-        break;
-      case 14:
-        if (Eq(k, "cuda_sync_kind")) r = ArgStr(p, end, &a->sync_kind, a);
-        else if (Eq(k, "wait_on_stream")) r = ArgInt(p, end, &a->wait_on_stream, a);
-        else if (Eq(k, "Out msg nelems")) {
-          r = ArgInt(p, end, &a->out_nelems, a);
-          a->has_collective = true;
-        } else handled = false;
-        break;
-      case 15:
-        if (Eq(k, "Concrete Inputs")) {
-          r = ArgRaw(p, end, &a->concrete_inputs);
-        } else if (Eq(k, "Collective name")) {
-          r = ArgStr(p, end, &a->coll_name, a);
-          a->has_collective = true;
-        } else handled = false;
-        break;
-      case 18:
-        if (Eq(k, "Process Group Name")) r = ArgStr(p, end, &a->pg_name, a);
-        else handled = false;
-        break;
-      case 19:
-        if (Eq(k, "Process Group Ranks")) r = ArgStr(p, end, &a->pg_ranks, a);
-        else handled = false;
-        break;
-      case 20:
-        if (Eq(k, "registers per thread")) r = ArgInt(p, end, &a->regs, a);
-        else handled = false;
-        break;
-      case 21:
-        if (Eq(k, "wait_on_cuda_event_id")) r = ArgInt(p, end, &a->event_id, a);
-        else handled = false;
-        break;
-      case 25:
-        if (Eq(k, "est. achieved occupancy %")) {
-          bool dummy = false;
-          r = ArgFloat(p, end, &a->occupancy, &dummy, a);
-        } else if (Eq(k, "Process Group Description")) {
-          r = ArgStr(p, end, &a->pg_desc, a);
-        } else {
-          handled = false;
-        }
-        break;
-      default:
-        handled = false;
-        break;
+  }
+  if (*p != '"') return lex_.Error(p, "expected a string key in args");
+  std::string_view key;
+  Lex r = lex_.String(p, end, &key);
+  if (r != Lex::kOk) return r;
+  *k = ClassifyArgKey(key);
+  if (!SkipWs(p, end)) return Lex::kMore;
+  if (*p != ':') return lex_.Error(p, "expected ':' in args");
+  ++p;
+  if (!SkipWs(p, end)) return Lex::kMore;
+  return Lex::kOk;
+}
+
+// ArgValue: the value of args key `k` at p.
+Lex KinetoParser::ArgValue(ArgKey k, const char*& p, const char* end, Args* a) {
+  using enum ArgKey;
+  switch (k) {
+    case kSeq: return ArgInt(p, end, &a->seq, a);
+    case kCbid: return ArgInt(p, end, &a->cbid, a);
+    case kGrid: return ArgTriple(p, end, a->grid, a);
+    case kName: return ArgStr(p, end, &a->meta_name, a);
+    case kBlock: return ArgTriple(p, end, a->block, a);
+    case kBytes: return ArgInt(p, end, &a->bytes, a);
+    case kDtype: return ArgStr(p, end, &a->dtype, a);
+    case kDevice: return ArgInt(p, end, &a->device, a);
+    case kStream: return ArgInt(p, end, &a->stream, a);
+    case kLabels: return ArgStr(p, end, &a->labels, a);
+    case kGraphId: return ArgInt(p, end, &a->graph_id, a);
+    case kToDevice: return ArgInt(p, end, &a->to_device, a);
+    case kInputDims: return ArgRaw(p, end, &a->input_dims);
+    case kInputType: return ArgRaw(p, end, &a->input_types);
+    case kFromDevice: return ArgInt(p, end, &a->from_device, a);
+    case kGroupSize:
+      a->has_collective = true;
+      return ArgInt(p, end, &a->group_size, a);
+    case kCorrelation: return ArgInt(p, end, &a->correlation, a);
+    case kExternalId: return ArgInt(p, end, &a->external_id, a);
+    case kWarpsPerSm: return ArgFloat(p, end, &a->warps_per_sm, &a->inf_occupancy, a);
+    case kSharedMemory: return ArgInt(p, end, &a->smem, a);
+    case kBlocksPerSm: return ArgFloat(p, end, &a->blocks_per_sm, &a->inf_occupancy, a);
+    case kInputStrides: return ArgRaw(p, end, &a->input_strides);
+    case kInMsgNelems:
+      a->has_collective = true;
+      return ArgInt(p, end, &a->in_nelems, a);
+    case kSyncKind: return ArgStr(p, end, &a->sync_kind, a);
+    case kWaitOnStream: return ArgInt(p, end, &a->wait_on_stream, a);
+    case kOutMsgNelems:
+      a->has_collective = true;
+      return ArgInt(p, end, &a->out_nelems, a);
+    case kConcreteInputs: return ArgRaw(p, end, &a->concrete_inputs);
+    case kCollectiveName:
+      a->has_collective = true;
+      return ArgStr(p, end, &a->coll_name, a);
+    case kPgName: return ArgStr(p, end, &a->pg_name, a);
+    case kPgRanks: return ArgStr(p, end, &a->pg_ranks, a);
+    case kRegs: return ArgInt(p, end, &a->regs, a);
+    case kWaitOnEventId: return ArgInt(p, end, &a->event_id, a);
+    case kOccupancy: {
+      bool dummy = false;
+      return ArgFloat(p, end, &a->occupancy, &dummy, a);
     }
-    if (!handled) r = lex_.Skip(p, end, 2);
+    case kPgDesc: return ArgStr(p, end, &a->pg_desc, a);
+    case kOther:
+    case kEnd:
+      break;
+  }
+  return lex_.SkipValue(p, end, 2);
+}
+
+Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a, int ctx) {
+  ++p;  // '{'
+  bool first = true;
+  const SeparatorMemo::Slot* prev = learn_ ? args_memo_.Start() : nullptr;  // as in ParseEvent
+  for (;;) {
+    ArgKey k;
+    const SeparatorMemo::Slot* slot =
+        prev != nullptr && end - p > static_cast<ptrdiff_t>(SeparatorMemo::kMaxLen)
+            ? args_memo_.Find(prev, ctx, p)
+            : nullptr;
+    if (slot != nullptr) {
+      p += slot->len;
+      k = static_cast<ArgKey>(slot->key);
+    } else {
+      const char* s = p;
+      Lex r = ArgSeparator(p, end, first, &k);
+      if (r != Lex::kOk) return r;
+      if (prev != nullptr) slot = args_memo_.Learn(prev, ctx, s, p, static_cast<uint8_t>(k));
+    }
+    if (k == ArgKey::kEnd) return Lex::kOk;
+    first = false;
+    prev = slot;
+    Lex r = ArgValue(k, p, end, a);
     if (r != Lex::kOk) return r;
-    if (!SkipWs(p, end)) return Lex::kMore;
-    if (*p == ',') {
-      ++p;
-      continue;
-    }
-    if (*p == '}') {
-      ++p;
-      return Lex::kOk;
-    }
-    return lex_.Error(p, "expected ',' or '}' in args");
   }
 }
 

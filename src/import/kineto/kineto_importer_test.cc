@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -641,7 +644,7 @@ struct ReadOut {
 // read-ahead stream of `ahead`-byte blocks (which the parser takes over whole,
 // with the previous segment's tail put in front).
 ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t chunk,
-                 size_t ahead = 0) {
+                 size_t ahead = 0, bool learn = true) {
   InputStreamOptions so;
   so.read_ahead = ahead > 0;
   if (ahead > 0) so.read_ahead_chunk_bytes = ahead;
@@ -651,23 +654,27 @@ ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t ch
   o.threads = threads;
   o.segment_bytes = segment;
   o.chunk_bytes = chunk;
+  o.learn_separators = learn;
   Status st = ReadKinetoStream(*in, o, r.trace, &r.scan);
   if (!st.ok()) r.error = st.message();
   return r;
 }
 
-// ExpectSameAsOneThread: every segmented setting gives the one-thread
-// result: the same error line, or a bit-identical model and scan counts.
-// Returns the most segments any setting merged.
+// ExpectSameAsOneThread: every segmented setting, and one thread with
+// learned separators, gives the result of one thread that lexes every
+// separator (KinetoOptions::learn_separators off): the same error line, or a
+// bit-identical model and scan counts. Returns the most segments any setting
+// merged.
 uint64_t ExpectSameAsOneThread(const std::string& json) {
-  ReadOut base = ReadWith(json, 1, size_t{1} << 20, size_t{1} << 20);
+  ReadOut base = ReadWith(json, 1, size_t{1} << 20, size_t{1} << 20, 0, false);
   EXPECT_EQ(base.scan.segments, 0u);
   uint64_t most = 0;
   struct Setting {
     int threads;
     size_t segment, chunk, ahead = 0;
   };
-  for (Setting set : {Setting{2, 1, 1}, Setting{2, 1, 97}, Setting{3, 64, 31},
+  for (Setting set : {Setting{1, 1 << 20, 1 << 20}, Setting{1, 1 << 20, 61},
+                      Setting{2, 1, 1}, Setting{2, 1, 97}, Setting{3, 64, 31},
                       Setting{2, 700, 1000}, Setting{2, 1 << 20, 4096}, Setting{2, 1, 1, 1},
                       Setting{2, 1, 64, 37}, Setting{3, 200, 64, 300}, Setting{2, 4096, 1, 4096}}) {
     SCOPED_TRACE(testing::Message() << "threads " << set.threads << " segment " << set.segment
@@ -759,6 +766,87 @@ TEST(KinetoSegments, KeysAfterTheArrayAreParsedOnce) {
   ExpectSameAsOneThread(R"({"traceEvents": [1, {"ph": "X"}, "x", {}, []], "schemaVersion": 1})");
 }
 
+// LayoutVariants: events written in runs of one layout, then changed the
+// way real writers and hand edits change them, so that learned separators
+// are replayed, then meet bytes that differ from them in every way that
+// matters: other whitespace (none, tabs, CRLF, a run longer than a separator
+// the memo keeps), extra whitespace before a value (the separator matches
+// and the byte after it does not), keys in another order, keys escaped
+// ("n\u0061me") or one byte off ("nam3", "Ph"), args the importer does not
+// read, a value of another type, and an object's end in other places.
+std::string LayoutVariants(int events) {
+  uint32_t seed = 2026;
+  auto pick = [&](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  const std::vector<std::string> kWs = {"", " ", "\n    ", "\t", "\r\n  ", "\n      ",
+                                        std::string(60, ' ')};
+  std::string s = "{\"traceEvents\": [";
+  int64_t t = 1700000000000000;
+  size_t layout = 0;
+  for (int i = 0; i < events; ++i) {
+    if (i % 9 == 0) layout = pick(static_cast<uint32_t>(kWs.size()));
+    auto ws = [&]() { return pick(12) == 0 ? kWs[pick(static_cast<uint32_t>(kWs.size()))] : kWs[layout]; };
+    auto key = [&](std::string k) {
+      switch (pick(40)) {
+        case 0: return "\"" + k.substr(0, 1) + "\\u00" + fmt::format("{:02x}", k[1]) + k.substr(2) + "\"";
+        case 1: return "\"" + k.substr(0, k.size() - 1) + "3\"";
+        case 2: return "\"" + std::string(1, static_cast<char>(std::toupper(k[0]))) + k.substr(1) + "\"";
+        default: return "\"" + k + "\"";
+      }
+    };
+    auto value = [&](std::string v) { return (pick(25) == 0 ? std::string("  ") : std::string()) + v; };
+    const int kind = static_cast<int>(pick(4));
+    std::vector<std::pair<std::string, std::string>> fields;
+    const std::string corr = std::to_string(100 + i);
+    std::string args;
+    if (kind == 0) {
+      fields = {{"ph", "\"X\""}, {"cat", "\"kernel\""}, {"name", "\"gemm\""}, {"pid", "0"},
+                {"tid", "7"}, {"ts", std::to_string(t + i * 10)}, {"dur", "5"}};
+      args = "{" + ws() + key("queued") + ":" + ws() + value("0") + "," + ws() + key("device") + ": " +
+             value("0") + ", " + key("stream") + ": " + value(pick(30) == 0 ? "\"7\"" : "7") + "," + ws() +
+             key("correlation") + ": " + value(corr) + ", " + key("grid") + ": " + value("[8, 1, 1]") + "," +
+             ws() + key("block") + ": [128,1,1]" + ws() + "}";
+    } else if (kind == 1) {
+      fields = {{"ph", "\"X\""}, {"cat", "\"cuda_runtime\""}, {"name", "\"cudaLaunchKernel\""},
+                {"pid", "7"}, {"tid", "7"}, {"ts", std::to_string(t + i * 10 - 3)}, {"dur", "2"}};
+      args = "{" + ws() + key("External id") + ": " + value(corr) + "," + key("cbid") + ": 211, " +
+             key("correlation") + ": " + value(corr) + ws() + "}";
+    } else if (kind == 2) {
+      fields = {{"ph", "\"X\""}, {"cat", "\"cpu_op\""}, {"name", "\"aten::mm\""}, {"pid", "7"},
+                {"tid", "7"}, {"ts", std::to_string(t + i * 10 - 5)}, {"dur", "9"}};
+      args = "{" + ws() + key("External id") + ": " + value(corr) + "," + key("Ev Idx") + ": " +
+             value(std::to_string(i)) + ", " + key("Input Dims") + ": [[4, 4]]" + ws() + "}";
+    } else {
+      fields = {{"ph", pick(2) ? "\"s\"" : "\"f\""}, {"id", corr}, {"pid", "7"}, {"tid", "7"},
+                {"ts", std::to_string(t + i * 10)}, {"cat", "\"ac2g\""}, {"name", "\"ac2g\""}, {"bp", "\"e\""}};
+    }
+    if (!args.empty()) fields.push_back({"args", args});
+    if (pick(10) == 0) std::swap(fields[1 + pick(static_cast<uint32_t>(fields.size() - 1))], fields[1]);
+    s += (i == 0 ? std::string() : "," + ws()) + "{" + ws();
+    for (size_t f = 0; f < fields.size(); ++f) {
+      if (f > 0) s += "," + ws();
+      s += key(fields[f].first) + ":" + (pick(3) ? " " : ws()) + value(fields[f].second);
+    }
+    s += ws() + "}";
+  }
+  s += "]}";
+  return s;
+}
+
+TEST(KinetoSegments, LearnedSeparatorsGiveTheLexedModel) {
+  for (int events : {50, 700}) {
+    SCOPED_TRACE(events);
+    const std::string json = LayoutVariants(events);
+    ReadOut lexed = ReadWith(json, 1, size_t{1} << 20, size_t{1} << 20, 0, false);
+    ASSERT_EQ(lexed.error, "");
+    ASSERT_GT(lexed.trace.kernels.size(), 0u);
+    ASSERT_GT(lexed.trace.api_calls.size(), 0u);
+    EXPECT_GT(ExpectSameAsOneThread(json), 10u);
+  }
+}
+
 TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
   // Truncated at every 13th byte, and a stray byte at every 29th (strides
   // prime to the event length, so the positions walk through every part of
@@ -769,7 +857,9 @@ TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
   int errors = 0;
   for (size_t n = 0; n < json.size(); n += 13) {
     const std::string cut = json.substr(0, n);
-    ReadOut base = ReadWith(cut, 1, size_t{1} << 20, size_t{1} << 20);
+    ReadOut base = ReadWith(cut, 1, size_t{1} << 20, size_t{1} << 20, 0, false);
+    ASSERT_EQ(ReadWith(cut, 1, size_t{1} << 20, size_t{1} << 20).error, base.error)
+        << "truncated at " << n << ", learned separators";
     ReadOut r = ReadWith(cut, 2, 1, 64);
     ASSERT_EQ(r.error, base.error) << "truncated at " << n;
     ReadOut ahead = ReadWith(cut, 2, 1, 64, 53);
@@ -779,7 +869,9 @@ TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
   for (size_t i = 1; i < json.size(); i += 29) {
     std::string bad = json;
     bad[i] = '#';
-    ReadOut base = ReadWith(bad, 1, size_t{1} << 20, size_t{1} << 20);
+    ReadOut base = ReadWith(bad, 1, size_t{1} << 20, size_t{1} << 20, 0, false);
+    ASSERT_EQ(ReadWith(bad, 1, size_t{1} << 20, size_t{1} << 20).error, base.error)
+        << "'#' at " << i << ", learned separators";
     ReadOut r = ReadWith(bad, 2, 1, 64);
     ASSERT_EQ(r.error, base.error) << "'#' at " << i;
     ReadOut ahead = ReadWith(bad, 2, 1, 64, 53);
