@@ -1,6 +1,8 @@
 #include "analysis/detectors/host_activity.h"
 
 #include <algorithm>
+#include <atomic>
+#include <future>
 #include <map>
 
 namespace gpuwhy::analysis::detectors {
@@ -8,6 +10,10 @@ namespace gpuwhy::analysis::detectors {
 namespace {
 
 bool Valid(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
+
+// kParallelSweepRows: range and API rows from which threads are swept on two
+// workers (small traces are not worth a thread).
+constexpr size_t kParallelSweepRows = size_t{1} << 16;
 
 // Item: one range or API call of a thread, for the sweeps (8 bytes: start
 // and end are read from the table; the main thread of a 21 M-event trace has
@@ -134,45 +140,23 @@ void ComputeHostBreakdowns(const model::Trace& t, const std::vector<bool>& is_la
   std::stable_sort(queries.begin(), queries.end(), [](const ThreadWindows& a, const ThreadWindows& b) {
     return std::make_pair(a.pid, a.tid) < std::make_pair(b.pid, b.tid);
   });
-  std::vector<bool> range_launches(t.ranges.size(), false);
-  std::vector<Item> items;
+  // One group per thread: its consecutive entries share the thread's items.
+  std::vector<std::pair<size_t, size_t>> groups;  // [begin, end) of queries
+  for (size_t i = 0; i < queries.size(); ++i) {
+    if (queries[i].windows.empty()) continue;
+    if (groups.empty() || queries[groups.back().first].pid != queries[i].pid ||
+        queries[groups.back().first].tid != queries[i].tid)
+      groups.push_back({i, i + 1});
+    else
+      groups.back().second = i + 1;
+  }
+  // A byte per range row, not a bit: threads own disjoint rows, so groups
+  // swept at once never write the same byte.
+  std::vector<uint8_t> range_launches(t.ranges.size(), 0);
   const Starts start{t};
   const Ends end{t};
-  ThreadKey loaded{kMissingI32, kMissingI64};
-  bool have = false;
-  for (ThreadWindows& q : queries) {
-    if (q.windows.empty()) continue;
-    std::sort(q.windows.begin(), q.windows.end(),
-              [](const HostWindow& a, const HostWindow& b) { return a.start_ns < b.start_ns; });
-    if (!have || loaded != ThreadKey{q.pid, q.tid}) {
-      items = ThreadItems(t, q.pid, q.tid);
-      loaded = {q.pid, q.tid};
-      have = true;
-      // Pass 1: which ranges launch kernels somewhere inside them (a launch
-      // marks its enclosing range; a marked range marks its parent at its end).
-      std::vector<const Item*> stack;
-      auto pop = [&]() {
-        const Item* top = stack.back();
-        stack.pop_back();
-        if (!top->ref.is_api && range_launches[top->ref.row] && !stack.empty() &&
-            !stack.back()->ref.is_api)
-          range_launches[stack.back()->ref.row] = true;
-      };
-      for (const Item& it : items) {
-        while (!stack.empty() && end(*stack.back()) <= start(it)) pop();
-        if (it.ref.is_api && is_launch[it.ref.row]) {
-          for (auto p = stack.rbegin(); p != stack.rend(); ++p) {
-            if (!(*p)->ref.is_api) {
-              range_launches[(*p)->ref.row] = true;
-              break;
-            }
-          }
-        }
-        stack.push_back(&it);
-      }
-      while (!stack.empty()) pop();
-    }
-
+  // Pass 2 over one entry's windows (sorted by start).
+  auto sweep_windows = [&](const ThreadWindows& q, const std::vector<Item>& items) {
     // Pass 2: innermost-item segments, each with the outermost enclosing range
     // that launches nothing, handed to the windows they overlap.
     const std::vector<HostWindow>& w = q.windows;
@@ -240,6 +224,68 @@ void ComputeHostBreakdowns(const model::Trace& t, const std::vector<bool>& is_la
     }
     for (size_t k = 0; k < w.size(); ++k)
       (*out)[w[k].slot].untraced_ns += (w[k].end_ns - w[k].start_ns) - traced[k];
+  };
+  auto sweep_group = [&](const std::pair<size_t, size_t>& g) {
+    const std::vector<Item> items = ThreadItems(t, queries[g.first].pid, queries[g.first].tid);
+    {
+      // Pass 1: which ranges launch kernels somewhere inside them (a launch
+      // marks its enclosing range; a marked range marks its parent at its end).
+      std::vector<const Item*> stack;
+      auto pop = [&]() {
+        const Item* top = stack.back();
+        stack.pop_back();
+        if (!top->ref.is_api && range_launches[top->ref.row] && !stack.empty() &&
+            !stack.back()->ref.is_api)
+          range_launches[stack.back()->ref.row] = 1;
+      };
+      for (const Item& it : items) {
+        while (!stack.empty() && end(*stack.back()) <= start(it)) pop();
+        if (it.ref.is_api && is_launch[it.ref.row]) {
+          for (auto p = stack.rbegin(); p != stack.rend(); ++p) {
+            if (!(*p)->ref.is_api) {
+              range_launches[(*p)->ref.row] = 1;
+              break;
+            }
+          }
+        }
+        stack.push_back(&it);
+      }
+      while (!stack.empty()) pop();
+    }
+    for (size_t qi = g.first; qi < g.second; ++qi) {
+      ThreadWindows& q = queries[qi];
+      std::sort(q.windows.begin(), q.windows.end(),
+                [](const HostWindow& a, const HostWindow& b) { return a.start_ns < b.start_ns; });
+      sweep_windows(q, items);
+    }
+  };
+  // Threads are swept at once when there are two or more of them, each with
+  // its own windows' slots (a slot shared across threads adds credits in an
+  // order that decides the top items, so those stay in one sequence).
+  bool disjoint = groups.size() >= 2;
+  if (disjoint) {
+    std::vector<uint32_t> owner(out->size(), UINT32_MAX);
+    for (size_t gi = 0; gi < groups.size() && disjoint; ++gi)
+      for (size_t qi = groups[gi].first; qi < groups[gi].second && disjoint; ++qi)
+        for (const HostWindow& w : queries[qi].windows) {
+          uint32_t& o = owner[w.slot];
+          if (o != UINT32_MAX && o != gi) {
+            disjoint = false;
+            break;
+          }
+          o = static_cast<uint32_t>(gi);
+        }
+  }
+  if (disjoint && t.ranges.size() + t.api_calls.size() >= kParallelSweepRows) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t gi; (gi = next.fetch_add(1)) < groups.size();) sweep_group(groups[gi]);
+    };
+    std::future<void> side = std::async(std::launch::async, worker);
+    worker();
+    side.get();
+  } else {
+    for (const auto& g : groups) sweep_group(g);
   }
   for (HostBreakdown& b : *out)
     std::sort(b.top.begin(), b.top.end(),

@@ -117,6 +117,36 @@ CounterSummary SummarizeCounter(const model::Trace& trace, const model::CounterS
   return c;
 }
 
+// LowerBoundNear: std::lower_bound of `c` by `.corr` in v[begin, end)
+// (sorted by it), searched outward from `hint` (a previous answer) with
+// doubling steps: O(log d) for an answer d entries away, so lookups that
+// mostly rise cost O(1) each.
+template <typename T>
+size_t LowerBoundNear(const std::vector<T>& v, size_t begin, size_t end, int64_t c, size_t hint) {
+  hint = std::clamp(hint, begin, end);
+  size_t lo = begin, hi = end;  // the answer is in [lo, hi]
+  if (hint < end && v[hint].corr < c) {
+    lo = hint + 1;  // past hint: double the step until an entry >= c
+    size_t step = 1;
+    while (lo + step <= end && v[lo + step - 1].corr < c) {
+      lo += step;
+      step <<= 1;
+    }
+    hi = std::min(end, lo + step - 1);
+  } else {
+    hi = hint;  // at or before hint: double the step back until an entry < c
+    size_t step = 1;
+    while (hi >= begin + step && v[hi - step].corr >= c) {
+      hi -= step;
+      step <<= 1;
+    }
+    lo = hi >= begin + step ? hi - step + 1 : begin;
+  }
+  auto it = std::lower_bound(v.begin() + static_cast<ptrdiff_t>(lo), v.begin() + static_cast<ptrdiff_t>(hi), c,
+                             [](const T& p, int64_t x) { return p.corr < x; });
+  return static_cast<size_t>(it - v.begin());
+}
+
 }  // namespace
 
 TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options) {
@@ -183,6 +213,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     }
   }
 
+  std::vector<size_t> run_begin;  // where each table's entries begin
+  run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
     DeviceAcc& a = acc_for(k.device_id[i]);
@@ -197,6 +229,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (IsValid(k.stream_id[i])) a.streams.insert(k.stream_id[i]);
     if (IsValid(k.correlation_id[i])) add_corr(k.correlation_id[i], k.device_id[i]);
   }
+  run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < m.size(); ++i) {
     if (!IsValid(m.device_id[i]) || !IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
     DeviceAcc& a = acc_for(m.device_id[i]);
@@ -216,6 +249,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (IsValid(m.stream_id[i])) a.streams.insert(m.stream_id[i]);
     if (IsValid(m.correlation_id[i])) add_corr(m.correlation_id[i], m.device_id[i]);
   }
+  run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < ms.size(); ++i) {
     if (!IsValid(ms.device_id[i]) || !IsValid(ms.start_ns[i]) || !IsValid(ms.end_ns[i])) continue;
     DeviceAcc& a = acc_for(ms.device_id[i]);
@@ -227,6 +261,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (IsValid(ms.correlation_id[i])) add_corr(ms.correlation_id[i], ms.device_id[i]);
   }
   // Sync events count for their device but are not busy time (HTA #149).
+  run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < sy.size(); ++i) {
     if (!IsValid(sy.device_id[i]) || !IsValid(sy.start_ns[i]) || !IsValid(sy.end_ns[i])) continue;
     DeviceAcc& a = acc_for(sy.device_id[i]);
@@ -239,16 +274,40 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
 
   // Which devices each process launched work on (via its calls' correlation ids).
   const model::ApiTable& api = trace.api_calls;
-  // The first GPU event of a correlation id names its device.
-  std::sort(corr_device.begin(), corr_device.end(), [](const CorrDevice& a, const CorrDevice& b) {
-    return a.corr != b.corr ? a.corr < b.corr : a.seq < b.seq;
-  });
+  // The first GPU event of a correlation id names its device. The entries
+  // came in runs, one per table, and a Finalize()d table in start order has
+  // its correlation ids rising as a rule: then each run is searched as it is
+  // (runs in insertion order, so the first hit is the first event), else
+  // everything is sorted into one run.
+  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) of corr_device
+  for (size_t b : run_begin) {
+    if (!runs.empty()) runs.back().second = b;
+    runs.push_back({b, corr_device.size()});
+  }
+  const auto by_corr = [](const CorrDevice& a, const CorrDevice& b) { return a.corr < b.corr; };
+  bool runs_sorted = true;
+  for (const auto& [b, e] : runs)
+    runs_sorted = runs_sorted && std::is_sorted(corr_device.begin() + static_cast<ptrdiff_t>(b),
+                                                corr_device.begin() + static_cast<ptrdiff_t>(e), by_corr);
+  if (!runs_sorted) {
+    std::sort(corr_device.begin(), corr_device.end(), [](const CorrDevice& a, const CorrDevice& b) {
+      return a.corr != b.corr ? a.corr < b.corr : a.seq < b.seq;
+    });
+    runs.assign(1, {0, corr_device.size()});
+  }
+  // Lookups come in API order, where ids rise too: each run keeps where its
+  // last search ended and searches outward from there.
+  std::vector<size_t> hint(runs.size());
+  for (size_t r = 0; r < runs.size(); ++r) hint[r] = runs[r].first;
   // DeviceOfCorr: the device of correlation id c's first GPU event, or missing.
   auto device_of_corr = [&](int64_t c) -> int32_t {
     if (!IsValid(c)) return kMissingI32;
-    auto it = std::lower_bound(corr_device.begin(), corr_device.end(), c,
-                               [](const CorrDevice& p, int64_t v) { return p.corr < v; });
-    return it != corr_device.end() && it->corr == c ? it->device : kMissingI32;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const size_t pos = LowerBoundNear(corr_device, runs[r].first, runs[r].second, c, hint[r]);
+      hint[r] = pos;
+      if (pos < runs[r].second && corr_device[pos].corr == c) return corr_device[pos].device;
+    }
+    return kMissingI32;
   };
   std::map<int32_t, std::set<int32_t>> pid_devices;
   int32_t last_pid = kMissingI32, last_dev = kMissingI32;

@@ -286,5 +286,64 @@ TEST(SummarizeDevices, SyncCallsAttributedByCorrelationThenProcess) {
   EXPECT_EQ(d0.busy.gpu_busy_ns, 100);
 }
 
+
+// The device of a blocking call is the device of the first GPU event
+// (kernels, then copies, in table order) with its correlation id, however the
+// calls' ids jump: checked against a brute-force search, with the kernels'
+// ids rising (each table searched as it is) and falling (sorted first).
+TEST(SummarizeDevices, CallsFindTheFirstGpuEventOfTheirCorrelationId) {
+  for (bool rising : {true, false}) {
+    SCOPED_TRACE(rising ? "ids rising" : "ids falling");
+    model::Trace t;
+    struct Op {
+      int64_t corr;
+      int32_t device;
+    };
+    std::vector<Op> order;  // kernels, then copies: the first match wins
+    for (int i = 0; i < 300; ++i) {
+      const int64_t corr = rising ? 3 * i + 1 : 3 * (300 - i) + 1;
+      t.kernels.Append(Kernel(t, i % 3, 7, 10 * i, 10 * i + 5, "k", corr));
+      order.push_back({corr, i % 3});
+    }
+    for (int j = 0; j < 100; ++j) {
+      model::MemcpyRow m;
+      m.device_id = 3;
+      m.start_ns = 5000 + 10 * j;
+      m.end_ns = m.start_ns + 5;
+      m.bytes = 8;
+      m.copy_kind = CopyKind::kDtoH;
+      // Even copies share a kernel's id (the kernel came first and wins).
+      m.correlation_id = j % 2 == 0 ? 3 * j + 1 : 3 * j + 2;
+      t.memcpys.Append(m);
+      order.push_back({m.correlation_id, 3});
+    }
+    std::vector<int64_t> want(4, 0);
+    uint32_t seed = 7;
+    for (int c = 0; c < 400; ++c) {
+      seed = seed * 1664525u + 1013904223u;
+      const Op& target = order[(seed >> 8) % order.size()];
+      const int64_t dur = 1 + c;
+      t.api_calls.Append(Api(t, 10, 100 * c, 100 * c + dur, "cudaMemcpy", 31, target.corr));
+      int32_t dev = -1;
+      for (const Op& o : order)
+        if (o.corr == target.corr) {
+          dev = o.device;
+          break;
+        }
+      want[static_cast<size_t>(dev)] += dur;
+    }
+    t.Finalize();
+    TraceSummary s = SummarizeDevices(t, {});
+    ASSERT_EQ(s.devices.size(), 4u);
+    for (const DeviceSummary& d : s.devices) {
+      SCOPED_TRACE(d.device_id);
+      int64_t got = 0;
+      for (const auto& a : d.sync_apis)
+        if (a.name == "cudaMemcpy") got = a.total_ns;
+      EXPECT_EQ(got, want[static_cast<size_t>(d.device_id)]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis
