@@ -20,6 +20,7 @@
 #include <new>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -779,6 +780,31 @@ struct RawEvent {
 static_assert(std::is_trivially_copyable_v<RawEvent>);
 const RawEvent kEmptyEvent{};
 
+// ResetEvent: *ev = RawEvent(), as one block copy of kEmptyEvent in 16-byte
+// moves. Assigning a fresh RawEvent() stored its ~60 fields one by one (about
+// 160 instructions an event); memcpy became `rep movsq`, whose start-up took
+// a quarter of ParseEvents' cycles.
+// The moves are written out (no loop), as GCC turns a copy loop back into
+// `rep movsq`.
+template <size_t... I>
+[[gnu::always_inline]] inline void CopyBlocks(char* dst, const char* src, std::index_sequence<I...>) {
+#if defined(__SSE2__)
+  (_mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16 * I),
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16 * I))),
+   ...);
+#else
+  std::memcpy(dst, src, 16 * sizeof...(I));
+#endif
+}
+[[gnu::always_inline]] inline void ResetEvent(RawEvent* ev) {
+  constexpr size_t kBlocks = sizeof(RawEvent) / 16;
+  auto* dst = reinterpret_cast<char*>(ev);
+  const auto* src = reinterpret_cast<const char*>(&kEmptyEvent);
+  CopyBlocks(dst, src, std::make_index_sequence<kBlocks>());
+  if constexpr (sizeof(RawEvent) % 16 != 0)
+    std::memcpy(dst + kBlocks * 16, src + kBlocks * 16, sizeof(RawEvent) % 16);
+}
+
 enum class Cat : uint8_t {
   kKernel, kMemcpy, kMemset, kRuntime, kDriver, kOtherApi, kSync, kCpuOp, kUserAnnotation,
   kGpuUserAnnotation, kPython, kUnknown,
@@ -1403,9 +1429,7 @@ Status KinetoParser::ParseEvents(ArrayState st) {
           gap_memo_.Learn(gap, p + 1);
           gap = nullptr;
         }
-        // One block copy: assigning a fresh RawEvent() stored its ~60
-        // fields one by one, about 160 instructions an event.
-        std::memcpy(&ev, &kEmptyEvent, sizeof ev);
+        ResetEvent(&ev);
         lex_.ResetScratch();
         lex_.bad_utf8 = 0;  // counted per successful parse, not per retry
         Lex r = ParseEvent(p, end, &ev);
