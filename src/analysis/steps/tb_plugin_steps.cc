@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/sorted_search.h"
+
 namespace gpuwhy::analysis {
 namespace {
 
@@ -63,10 +65,30 @@ TbPluginStepResult TbPluginSteps(const model::Trace& t) {
   };
   all_ops.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
   by_corr.reserve(all_ops.capacity());
-  add_ops(t.kernels.start_ns, t.kernels.end_ns, t.kernels.correlation_id);
-  add_ops(t.memcpys.start_ns, t.memcpys.end_ns, t.memcpys.correlation_id);
-  add_ops(t.memsets.start_ns, t.memsets.end_ns, t.memsets.correlation_id);
-  std::sort(by_corr.begin(), by_corr.end());
+  // One run per table. A Finalize()d table in start order has its ids rising
+  // as a rule: then each run is searched as it is (from where the last search
+  // ended, as runtime calls come in start order too), else all are sorted
+  // into one run.
+  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) of by_corr
+  auto add_run = [&](const auto& table) {
+    const size_t begin = by_corr.size();
+    add_ops(table.start_ns, table.end_ns, table.correlation_id);
+    runs.push_back({begin, by_corr.size()});
+  };
+  add_run(t.kernels);
+  add_run(t.memcpys);
+  add_run(t.memsets);
+  bool runs_sorted = true;
+  for (const auto& [b, e] : runs)
+    runs_sorted = runs_sorted && std::is_sorted(by_corr.begin() + static_cast<ptrdiff_t>(b),
+                                                by_corr.begin() + static_cast<ptrdiff_t>(e));
+  if (!runs_sorted) {
+    std::sort(by_corr.begin(), by_corr.end());
+    runs.assign(1, {0, by_corr.size()});
+  }
+  std::vector<size_t> hint(runs.size());
+  for (size_t ri = 0; ri < runs.size(); ++ri) hint[ri] = runs[ri].first;
+  const auto corr_less = [](const std::pair<int64_t, uint32_t>& p, int64_t c) { return p.first < c; };
 
   // Runtime calls in start order, as row numbers: 4 bytes a call where a
   // copied (start, end, correlation) took 24, grown by doubling and then
@@ -100,15 +122,20 @@ TbPluginStepResult TbPluginSteps(const model::Trace& t) {
       ++ir;
     } else if (rt.end_ns <= steps[is].end_ns) {
       if (IsValid(rt.correlation_id)) {
-        auto it = std::lower_bound(by_corr.begin(), by_corr.end(),
-                                   std::pair<int64_t, uint32_t>(rt.correlation_id, 0));
-        for (; it != by_corr.end() && it->first == rt.correlation_id; ++it) {
-          const DeviceOp& op = all_ops[it->second];
-          dmin = std::min(dmin, op.start_ns);
-          dmax = std::max(dmax, op.end_ns);
-          matched_op[it->second] = 1;
-          any_matched = true;
-          ++matched[is];
+        for (size_t ri = 0; ri < runs.size(); ++ri) {
+          const auto run_end = by_corr.begin() + static_cast<ptrdiff_t>(runs[ri].second);
+          auto it = LowerBoundNear(by_corr.begin() + static_cast<ptrdiff_t>(runs[ri].first), run_end,
+                                   rt.correlation_id, by_corr.begin() + static_cast<ptrdiff_t>(hint[ri]),
+                                   corr_less);
+          hint[ri] = static_cast<size_t>(it - by_corr.begin());
+          for (; it != run_end && it->first == rt.correlation_id; ++it) {
+            const DeviceOp& op = all_ops[it->second];
+            dmin = std::min(dmin, op.start_ns);
+            dmax = std::max(dmax, op.end_ns);
+            matched_op[it->second] = 1;
+            any_matched = true;
+            ++matched[is];
+          }
         }
       }
       ++ir;

@@ -10,6 +10,7 @@
 
 #include "analysis/summary/sync_api_table.h"
 #include "analysis/summary/summary_math.h"
+#include "base/sorted_search.h"
 
 namespace gpuwhy::analysis {
 
@@ -115,36 +116,6 @@ CounterSummary SummarizeCounter(const model::Trace& trace, const model::CounterS
   }
   if (c.valid_samples > 0) c.mean = sum / static_cast<double>(c.valid_samples);
   return c;
-}
-
-// LowerBoundNear: std::lower_bound of `c` by `.corr` in v[begin, end)
-// (sorted by it), searched outward from `hint` (a previous answer) with
-// doubling steps: O(log d) for an answer d entries away, so lookups that
-// mostly rise cost O(1) each.
-template <typename T>
-size_t LowerBoundNear(const std::vector<T>& v, size_t begin, size_t end, int64_t c, size_t hint) {
-  hint = std::clamp(hint, begin, end);
-  size_t lo = begin, hi = end;  // the answer is in [lo, hi]
-  if (hint < end && v[hint].corr < c) {
-    lo = hint + 1;  // past hint: double the step until an entry >= c
-    size_t step = 1;
-    while (lo + step <= end && v[lo + step - 1].corr < c) {
-      lo += step;
-      step <<= 1;
-    }
-    hi = std::min(end, lo + step - 1);
-  } else {
-    hi = hint;  // at or before hint: double the step back until an entry < c
-    size_t step = 1;
-    while (hi >= begin + step && v[hi - step].corr >= c) {
-      hi -= step;
-      step <<= 1;
-    }
-    lo = hi >= begin + step ? hi - step + 1 : begin;
-  }
-  auto it = std::lower_bound(v.begin() + static_cast<ptrdiff_t>(lo), v.begin() + static_cast<ptrdiff_t>(hi), c,
-                             [](const T& p, int64_t x) { return p.corr < x; });
-  return static_cast<size_t>(it - v.begin());
 }
 
 }  // namespace
@@ -303,7 +274,12 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
   auto device_of_corr = [&](int64_t c) -> int32_t {
     if (!IsValid(c)) return kMissingI32;
     for (size_t r = 0; r < runs.size(); ++r) {
-      const size_t pos = LowerBoundNear(corr_device, runs[r].first, runs[r].second, c, hint[r]);
+      const auto run_begin_it = corr_device.begin() + static_cast<ptrdiff_t>(runs[r].first);
+      const auto run_end_it = corr_device.begin() + static_cast<ptrdiff_t>(runs[r].second);
+      const auto it = LowerBoundNear(run_begin_it, run_end_it, c,
+                                     corr_device.begin() + static_cast<ptrdiff_t>(hint[r]),
+                                     [](const CorrDevice& p, int64_t v) { return p.corr < v; });
+      const size_t pos = static_cast<size_t>(it - corr_device.begin());
       hint[r] = pos;
       if (pos < runs[r].second && corr_device[pos].corr == c) return corr_device[pos].device;
     }
