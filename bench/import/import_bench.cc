@@ -1,5 +1,5 @@
 // import_bench [--variants] [--cli-only] [--repeat N] [--threads 1,2,..] [--gpuwhy PATH] FILE...
-// import_bench --same-model FILE...   (one thread, separators lexed, against two: bit-identical?)
+// import_bench --same-model FILE...   (one thread lexing everything against two: bit-identical?)
 //                                                    (N defaults to 3; median shown)
 //
 // For each file, each measurement runs in its own forked child so peak RSS is
@@ -349,9 +349,9 @@ int main(int argc, char** argv) {
   bool variants = false;
   bool cli_only = false;
   std::string gpuwhy_bin;  // --gpuwhy PATH: also time the real CLI
-  // --same-model FILE...: import each file on one thread lexing every
-  // separator and in segments on two replaying learned ones, and say whether
-  // the models are bit-identical (no timing).
+  // --same-model FILE...: import each file on one thread lexing everything
+  // and in segments on two replaying learned repeats, and say whether the
+  // models are bit-identical (no timing).
   if (argc >= 3 && std::strcmp(argv[1], "--same-model") == 0) {
     int differ = 0;
     for (int i = 2; i < argc; ++i) {
@@ -361,7 +361,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < 2; ++k) {
         gpuwhy::import::KinetoOptions o;
         o.threads = k + 1;
-        o.learn_separators = k == 1;  // the reference lexes every separator
+        o.learn_repeats = k == 1;  // the reference lexes everything
         auto s = gpuwhy::OpenInputStream(argv[i], gpuwhy::import::KinetoOptions::ReadAheadOn());
         ok = ok && s.ok() && gpuwhy::import::ReadKinetoStream(**s, o, t[k], &scan[k]).ok();
       }
@@ -369,8 +369,8 @@ int main(int argc, char** argv) {
       std::printf("%s: %zu rows, %lu segments%s: %s\n", argv[i], t[0].event_count(),
                   static_cast<unsigned long>(scan[1].segments),
                   scan[1].serial_fallback ? " (fell back to one thread)" : "",
-                  d.empty() ? "one thread lexing every separator and two threads replaying learned "
-                            "ones give bit-identical models"
+                  d.empty() ? "one thread lexing everything and two threads replaying learned repeats "
+                            "give bit-identical models"
                           : d.c_str());
       differ += !d.empty();
     }

@@ -5,8 +5,9 @@
 // ends before it starts. Every input is also parsed in segments on two
 // threads (KinetoOptions::threads), half of them through a read-ahead stream,
 // which must give the same error line or a bit-identical model. The first
-// parse lexes every separator; the second replays learned ones
-// (KinetoOptions::learn_separators), so the fuzzer checks that replay too.
+// parse lexes everything; the second replays what it learned
+// (KinetoOptions::learn_repeats: separators and repeated values), so the
+// fuzzer checks that replay too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static constexpr size_t kChunks[] = {1, 2, 3, 7, 64, 4096};
   options.chunk_bytes = kChunks[size % (sizeof(kChunks) / sizeof(kChunks[0]))];
   options.threads = 1;
-  options.learn_separators = false;
+  options.learn_repeats = false;
   // Table sizing (Trace::ReserveForGrowth) after 512 bytes on every other input.
   options.reserve_after_bytes = (size / 7) % 2 == 0 ? 0 : 512;
   auto in = gpuwhy::OpenMemoryStream(bytes, "fuzz.json");
@@ -42,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpuwhy::import::KinetoOptions seg = options;
   static constexpr size_t kSegments[] = {1, 16, 256};
   seg.threads = 2;
-  seg.learn_separators = true;
+  seg.learn_repeats = true;
   seg.segment_bytes = kSegments[(size / 3) % 3];
   // Every other input reads through a read-ahead stream whose blocks the
   // segmenting reader takes over whole (InputStream::ReadBlock).

@@ -108,7 +108,7 @@ TEST(KinetoCorpus, CountsMatchSourcesTable) {
 
 // Neither sizing the tables early (Trace::ReserveForGrowth), nor parsing in
 // segments on two threads (KinetoOptions::threads), nor replaying learned
-// separators (KinetoOptions::learn_separators) may change a bit of any real
+// separators (KinetoOptions::learn_repeats) may change a bit of any real
 // trace's model. Every trace is read two more ways against one plain read
 // (one thread, no sizing, every separator lexed): sized after its first
 // 64 KiB, and cut into 16 KiB segments parsed on two threads, so that even
@@ -130,7 +130,7 @@ TEST(KinetoCorpus, SizedAndSegmentedReadsGiveThePlainModel) {
       o.chunk_bytes = threads == 1 ? 64 << 10 : 16 << 10;
       o.segment_bytes = 16 << 10;
       o.reserve_after_bytes = reserve_after;
-      o.learn_separators = learn;
+      o.learn_repeats = learn;
       Status st = ReadKinetoStream(**in, o, t, scan);
       EXPECT_TRUE(st.ok()) << st.message();
       return t;

@@ -733,6 +733,39 @@ struct GapMemo {
   }
 };
 
+// IntMemo: the text and value of the last plain integer (1-7 digits) read
+// for one field. Kineto repeats some fields' values from event to event (the
+// pid and tid of a thread, a kernel's device and stream, a call's cbid): one
+// masked compare of the bytes at p replaces the digit parse. Exact:
+// Lexer::Int would read the same digits and stop at the same byte, which is
+// no number character and before end.
+struct IntMemo {
+  uint64_t word = 0, mask = 0;
+  int64_t value = 0;
+  size_t len = 0;  // 0: nothing learned
+  [[gnu::always_inline]] bool Take(const char*& p, const char* end, int64_t* out) const {
+    if (len == 0 || end - p <= 8) return false;
+    uint64_t w;
+    std::memcpy(&w, p, 8);  // p + 8 < end
+    if (((w ^ word) & mask) != 0 || IsNumChar(p[len])) return false;
+    *out = value;
+    p += len;
+    return true;
+  }
+  // Learn: [s, p) was read as `v`; kept when it is 1-7 digits.
+  void Learn(const char* s, const char* p, int64_t v) {
+    const size_t n = static_cast<size_t>(p - s);
+    if (n == 0 || n > 7) return;
+    for (size_t i = 0; i < n; ++i)
+      if (!IsDigit(s[i])) return;
+    word = 0;
+    std::memcpy(&word, s, n);
+    mask = (uint64_t{1} << (8 * n)) - 1;
+    value = v;
+    len = n;
+  }
+};
+
 // PhContext, CatContext: the memo contexts of an event's keys (by its "ph",
 // known after the first key) and of its args (by its "cat"). Collisions only
 // cost compares that fail.
@@ -1013,7 +1046,7 @@ class KinetoParser {
         trace_(trace),
         threads_(options.threads != 0 ? options.threads : AutoParseThreads()),
         segment_bytes_(std::max<size_t>(options.segment_bytes, 1)),
-        learn_(options.learn_separators) {}
+        learn_(options.learn_repeats) {}
 
   Status Run();
   uint64_t events() const { return event_index_; }
@@ -1063,6 +1096,7 @@ class KinetoParser {
   Lex ArgSeparator(const char*& p, const char* end, bool first, ArgKey* k);
   Lex ArgValue(ArgKey k, const char*& p, const char* end, Args* a);
   Lex ArgInt(const char*& p, const char* end, int64_t* out, Args* a);
+  Lex ArgIntRepeat(IntMemo& memo, const char*& p, const char* end, int64_t* out, Args* a);
   Lex ArgFloat(const char*& p, const char* end, float* out, bool* inf, Args* a);
   Lex ArgStr(const char*& p, const char* end, std::string_view* out, Args* a);
   // ArgRaw: skip one JSON value and keep its raw text (views the buffer).
@@ -1121,9 +1155,10 @@ class KinetoParser {
   bool serial_fallback_ = false;
   std::vector<StringId> remap_;
   // Learned separators of events' keys and of their args' keys.
-  bool learn_ = true;  // KinetoOptions::learn_separators
+  bool learn_ = true;  // KinetoOptions::learn_repeats
   SeparatorMemo event_memo_, args_memo_;
   GapMemo gap_memo_;
+  IntMemo pid_memo_, tid_memo_, device_memo_, stream_memo_, cbid_memo_;
 };
 
 Status KinetoParser::Refill(const char* context) {
@@ -2076,13 +2111,20 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
         r = TimeValue(p, end, &ev->dur_ns, &ev->dur_bad);
         break;
       case EventKey::kPid: {
+        if (learn_ && pid_memo_.Take(p, end, &ev->pid)) break;
+        const char* s = p;
         std::string_view str;
         r = IdValue(p, end, &ev->pid, &str);
+        if (r == Lex::kOk && IsValid(ev->pid)) pid_memo_.Learn(s, p, ev->pid);
         break;
       }
-      case EventKey::kTid:
+      case EventKey::kTid: {
+        if (learn_ && tid_memo_.Take(p, end, &ev->tid)) break;
+        const char* s = p;
         r = IdValue(p, end, &ev->tid, &ev->tid_str);
+        if (r == Lex::kOk && IsValid(ev->tid)) tid_memo_.Learn(s, p, ev->tid);
         break;
+      }
       case EventKey::kName:
         r = *p == '"' ? lex_.String(p, end, &ev->name) : lex_.Skip(p, end, 1);
         break;
@@ -2322,19 +2364,29 @@ Lex KinetoParser::ArgSeparator(const char*& p, const char* end, bool first, ArgK
   return Lex::kOk;
 }
 
+// ArgIntRepeat: ArgInt, replaying the field's last value when its digits
+// are at p again (IntMemo).
+Lex KinetoParser::ArgIntRepeat(IntMemo& memo, const char*& p, const char* end, int64_t* out, Args* a) {
+  if (learn_ && memo.Take(p, end, out)) return Lex::kOk;
+  const char* s = p;
+  Lex r = ArgInt(p, end, out, a);
+  if (r == Lex::kOk && IsValid(*out)) memo.Learn(s, p, *out);
+  return r;
+}
+
 // ArgValue: the value of args key `k` at p.
 Lex KinetoParser::ArgValue(ArgKey k, const char*& p, const char* end, Args* a) {
   using enum ArgKey;
   switch (k) {
     case kSeq: return ArgInt(p, end, &a->seq, a);
-    case kCbid: return ArgInt(p, end, &a->cbid, a);
+    case kCbid: return ArgIntRepeat(cbid_memo_, p, end, &a->cbid, a);
     case kGrid: return ArgTriple(p, end, a->grid, a);
     case kName: return ArgStr(p, end, &a->meta_name, a);
     case kBlock: return ArgTriple(p, end, a->block, a);
     case kBytes: return ArgInt(p, end, &a->bytes, a);
     case kDtype: return ArgStr(p, end, &a->dtype, a);
-    case kDevice: return ArgInt(p, end, &a->device, a);
-    case kStream: return ArgInt(p, end, &a->stream, a);
+    case kDevice: return ArgIntRepeat(device_memo_, p, end, &a->device, a);
+    case kStream: return ArgIntRepeat(stream_memo_, p, end, &a->stream, a);
     case kLabels: return ArgStr(p, end, &a->labels, a);
     case kGraphId: return ArgInt(p, end, &a->graph_id, a);
     case kToDevice: return ArgInt(p, end, &a->to_device, a);

@@ -654,7 +654,7 @@ ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t ch
   o.threads = threads;
   o.segment_bytes = segment;
   o.chunk_bytes = chunk;
-  o.learn_separators = learn;
+  o.learn_repeats = learn;
   Status st = ReadKinetoStream(*in, o, r.trace, &r.scan);
   if (!st.ok()) r.error = st.message();
   return r;
@@ -662,7 +662,7 @@ ReadOut ReadWith(const std::string& json, int threads, size_t segment, size_t ch
 
 // ExpectSameAsOneThread: every segmented setting, and one thread with
 // learned separators, gives the result of one thread that lexes every
-// separator (KinetoOptions::learn_separators off): the same error line, or a
+// separator (KinetoOptions::learn_repeats off): the same error line, or a
 // bit-identical model and scan counts. Returns the most segments any setting
 // merged.
 uint64_t ExpectSameAsOneThread(const std::string& json) {
@@ -797,21 +797,26 @@ std::string LayoutVariants(int events) {
       }
     };
     auto value = [&](std::string v) { return (pick(25) == 0 ? std::string("  ") : std::string()) + v; };
+    // A repeated small integer, sometimes with text that starts like it.
+    const std::vector<std::string> kNear = {"77", "7.5", "7e1", "-7", "\"7\"", "07", "70000000", "8"};
+    auto repeat = [&](std::string v) {
+      return pick(8) == 0 ? kNear[pick(static_cast<uint32_t>(kNear.size()))] : v;
+    };
     const int kind = static_cast<int>(pick(4));
     std::vector<std::pair<std::string, std::string>> fields;
     const std::string corr = std::to_string(100 + i);
     std::string args;
     if (kind == 0) {
-      fields = {{"ph", "\"X\""}, {"cat", "\"kernel\""}, {"name", "\"gemm\""}, {"pid", "0"},
-                {"tid", "7"}, {"ts", std::to_string(t + i * 10)}, {"dur", "5"}};
+      fields = {{"ph", "\"X\""}, {"cat", "\"kernel\""}, {"name", "\"gemm\""}, {"pid", repeat("0")},
+                {"tid", repeat("7")}, {"ts", std::to_string(t + i * 10)}, {"dur", "5"}};
       args = "{" + ws() + key("queued") + ":" + ws() + value("0") + "," + ws() + key("device") + ": " +
-             value("0") + ", " + key("stream") + ": " + value(pick(30) == 0 ? "\"7\"" : "7") + "," + ws() +
+             value(repeat("0")) + ", " + key("stream") + ": " + value(repeat("7")) + "," + ws() +
              key("correlation") + ": " + value(corr) + ", " + key("grid") + ": " + value("[8, 1, 1]") + "," +
              ws() + key("block") + ": [128,1,1]" + ws() + "}";
     } else if (kind == 1) {
       fields = {{"ph", "\"X\""}, {"cat", "\"cuda_runtime\""}, {"name", "\"cudaLaunchKernel\""},
-                {"pid", "7"}, {"tid", "7"}, {"ts", std::to_string(t + i * 10 - 3)}, {"dur", "2"}};
-      args = "{" + ws() + key("External id") + ": " + value(corr) + "," + key("cbid") + ": 211, " +
+                {"pid", repeat("7")}, {"tid", repeat("7")}, {"ts", std::to_string(t + i * 10 - 3)}, {"dur", "2"}};
+      args = "{" + ws() + key("External id") + ": " + value(corr) + "," + key("cbid") + ": " + repeat("211") + ", " +
              key("correlation") + ": " + value(corr) + ws() + "}";
     } else if (kind == 2) {
       fields = {{"ph", "\"X\""}, {"cat", "\"cpu_op\""}, {"name", "\"aten::mm\""}, {"pid", "7"},
@@ -835,7 +840,7 @@ std::string LayoutVariants(int events) {
   return s;
 }
 
-TEST(KinetoSegments, LearnedSeparatorsGiveTheLexedModel) {
+TEST(KinetoSegments, LearnedRepeatsGiveTheLexedModel) {
   for (int events : {50, 700}) {
     SCOPED_TRACE(events);
     const std::string json = LayoutVariants(events);
