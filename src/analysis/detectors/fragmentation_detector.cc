@@ -27,10 +27,9 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     }
     if (durs.empty()) continue;
     int64_t graph_launches = 0;
+    ApiPredicateMemo graph_launch(t, IsGraphLaunchApi);
     for (size_t i = 0; i < api.size(); ++i)
-      if (IsGraphLaunchApi(t.Str(api.name[i]), api.kind[i], api.cbid[i]) &&
-          Timeline::StepIndexAt(d, api.start_ns[i]) >= 0)
-        ++graph_launches;
+      if (graph_launch(i) && Timeline::StepIndexAt(d, api.start_ns[i]) >= 0) ++graph_launches;
     double n = static_cast<double>(durs.size());
     auto share_under = [&](int64_t thr) {
       return static_cast<double>(std::count_if(durs.begin(), durs.end(),

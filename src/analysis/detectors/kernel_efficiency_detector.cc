@@ -234,17 +234,26 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
         out.push_back(std::move(f));
       }
     }
-    // Per-name totals inside the windows.
-    std::map<StringId, int64_t> by_name;
+    // Per-name totals inside the windows, indexed by string id (a tree
+    // insert per kernel cost more than the rest of this detector).
+    std::vector<int64_t> name_ns(t.strings.size(), 0);
+    std::vector<StringId> names_seen;
     for (size_t i = 0; i < k.size(); ++i) {
       if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
       if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
-      by_name[k.name[i]] += k.end_ns[i] - k.start_ns[i];
+      const StringId id = k.name[i];
+      if (name_ns[id] == 0) names_seen.push_back(id);
+      name_ns[id] += k.end_ns[i] - k.start_ns[i];
     }
-    if (by_name.empty() || d.kernel_ns <= 0) continue;
+    // Ascending ids, the order the tree gave (ties in the lists below are
+    // broken by name either way).
+    std::sort(names_seen.begin(), names_seen.end());
+    names_seen.erase(std::unique(names_seen.begin(), names_seen.end()), names_seen.end());
+    if (names_seen.empty() || d.kernel_ns <= 0) continue;
     int64_t tc_ns = 0, fp32_ns = 0, gemm_ns = 0, mem_ns = 0;
     std::vector<std::pair<int64_t, std::string>> fp32_top, mem_top;
-    for (const auto& [id, ns] : by_name) {
+    for (const StringId id : names_seen) {
+      const int64_t ns = name_ns[id];
       const KernelInfo& info = names.Get(id);
       if (info.tensor_core) tc_ns += ns;
       if (info.kernel_class == KernelClass::kGemmConv) gemm_ns += ns;
@@ -537,12 +546,14 @@ std::vector<Finding> DetectRecompilation(const DetectorInput& in) {
     if (!d.steps_from_markers || d.steps.size() < 4) continue;
     const int64_t warm_end = d.steps[1].end_ns;  // first two steps are warm-up
     std::vector<int64_t> new_per_step(d.steps.size(), 0), loads_per_step(d.steps.size(), 0);
-    std::unordered_set<StringId> seen;
+    std::vector<uint8_t> seen(t.strings.size(), 0);  // by string id
     int64_t new_names = 0;
     std::string first_new;
     for (size_t i = 0; i < k.size(); ++i) {
       if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i])) continue;
-      if (seen.insert(k.name[i]).second && k.start_ns[i] >= warm_end) {
+      const bool fresh = seen[k.name[i]] == 0;
+      seen[k.name[i]] = 1;
+      if (fresh && k.start_ns[i] >= warm_end) {
         int32_t si = Timeline::StepIndexAt(d, k.start_ns[i]);
         if (si < 0) continue;
         ++new_names;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/gpu_arch/name_memo.h"
 #include "analysis/summary/sync_api_table.h"
 
 namespace gpuwhy::analysis::detectors {
@@ -347,35 +348,6 @@ void MarkOneOffGaps(DeviceTimeline& d) {
     }
   }
 }
-
-// ApiPredicateMemo: a predicate of an api row's (name, kind, cbid), matched
-// once per name for as long as the name's rows keep the kind and cbid of the
-// last one matched (a name almost always does), so the string tables run per
-// distinct call rather than per call: 420 k calls at 10x, a few dozen names.
-class ApiPredicateMemo {
- public:
-  using Fn = bool (*)(std::string_view, model::ApiKind, int32_t);
-  ApiPredicateMemo(const model::Trace& trace, Fn fn)
-      : trace_(trace), fn_(fn), memo_(trace.strings.size()) {}
-  bool operator()(size_t row) {
-    const model::ApiTable& api = trace_.api_calls;
-    Entry& e = memo_[api.name[row]];
-    if (!e.set || e.kind != api.kind[row] || e.cbid != api.cbid[row])
-      e = {true, api.kind[row], api.cbid[row], fn_(trace_.Str(api.name[row]), api.kind[row], api.cbid[row])};
-    return e.value;
-  }
-
- private:
-  struct Entry {
-    bool set = false;
-    model::ApiKind kind{};
-    int32_t cbid = 0;
-    bool value = false;
-  };
-  const model::Trace& trace_;
-  Fn fn_;
-  std::vector<Entry> memo_;
-};
 
 }  // namespace
 
