@@ -112,4 +112,10 @@ class KinetoImporter final : public Importer {
   KinetoOptions options_;
 };
 
+// FastDecimal: the JSON number text `t` when it is "d+" or "d+.d+",
+// optionally negative, of at most 15 digits: the same double, bit for bit, as
+// std::from_chars (correctly rounded). False, *out untouched, for any other
+// text (exponents, more digits, a bare '.'), which callers parse in full.
+bool FastDecimal(std::string_view t, double* out);
+
 }  // namespace gpuwhy::import

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -802,6 +804,12 @@ std::string LayoutVariants(int events) {
     auto repeat = [&](std::string v) {
       return pick(8) == 0 ? kNear[pick(static_cast<uint32_t>(kNear.size()))] : v;
     };
+    // A repeated grid or block, sometimes with text that starts like it.
+    const std::vector<std::string> kNearArray = {"[8, 1, 10]", "[8, 1, 1, 4]", "[-8, 1, 1]",
+                                                 "[8, \"1\", 1]", "[8,1,1]", "[8, 1, 1 ]", "[128,1,2]"};
+    auto array = [&](std::string v) {
+      return pick(6) == 0 ? kNearArray[pick(static_cast<uint32_t>(kNearArray.size()))] : v;
+    };
     const int kind = static_cast<int>(pick(4));
     std::vector<std::pair<std::string, std::string>> fields;
     const std::string corr = std::to_string(100 + i);
@@ -811,8 +819,9 @@ std::string LayoutVariants(int events) {
                 {"tid", repeat("7")}, {"ts", std::to_string(t + i * 10)}, {"dur", "5"}};
       args = "{" + ws() + key("queued") + ":" + ws() + value("0") + "," + ws() + key("device") + ": " +
              value(repeat("0")) + ", " + key("stream") + ": " + value(repeat("7")) + "," + ws() +
-             key("correlation") + ": " + value(corr) + ", " + key("grid") + ": " + value("[8, 1, 1]") + "," +
-             ws() + key("block") + ": [128,1,1]" + ws() + "}";
+             key("correlation") + ": " + value(corr) + ", " + key("registers per thread") + ": " +
+             repeat("32") + ", " + key("shared memory") + ": " + repeat("0") + ", " + key("grid") + ": " +
+             value(array("[8, 1, 1]")) + "," + ws() + key("block") + ": " + array("[128,1,1]") + ws() + "}";
     } else if (kind == 1) {
       fields = {{"ph", "\"X\""}, {"cat", "\"cuda_runtime\""}, {"name", "\"cudaLaunchKernel\""},
                 {"pid", repeat("7")}, {"tid", repeat("7")}, {"ts", std::to_string(t + i * 10 - 3)}, {"dur", "2"}};
@@ -888,6 +897,47 @@ TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
     errors += !base.error.empty();
   }
   EXPECT_GT(errors, 250);
+}
+
+// FastDecimal gives from_chars' double bit for bit wherever it answers, and
+// answers for every plain decimal of at most 15 digits.
+TEST(KinetoImporter, FastDecimalIsFromCharsBitForBit) {
+  uint32_t seed = 99;
+  auto pick = [&](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) % n;
+  };
+  std::vector<std::string> texts = {"0", "-0", "0.0", "-0.0", "1.", ".5", "1e5", "1.5e-3", "-",
+                                    "", "999999999999999", "9999999999999999", "0.000000000000001",
+                                    "123456789012345", "1234567890.12345", "00.5", "--1", "1.2.3"};
+  for (int n = 0; n < 200000; ++n) {
+    std::string t = pick(4) == 0 ? "-" : "";
+    const uint32_t int_digits = 1 + pick(12), frac_digits = pick(10);
+    for (uint32_t i = 0; i < int_digits; ++i) t += static_cast<char>('0' + pick(10));
+    if (frac_digits > 0) {
+      t += '.';
+      for (uint32_t i = 0; i < frac_digits; ++i) t += static_cast<char>('0' + pick(10));
+    }
+    texts.push_back(t);
+  }
+  size_t fast = 0;
+  for (const std::string& t : texts) {
+    double want = 0;
+    auto r = std::from_chars(t.data(), t.data() + t.size(), want);
+    const bool full = r.ec == std::errc() && r.ptr == t.data() + t.size();
+    double got = 0;
+    if (!FastDecimal(t, &got)) {
+      size_t digits = 0;
+      for (char c : t) digits += c >= '0' && c <= '9';
+      const bool plain = full && digits <= 15 && t.find_first_of("e.") == std::string::npos;
+      EXPECT_FALSE(plain) << t;  // plain integers of <= 15 digits always take the fast path
+      continue;
+    }
+    ++fast;
+    ASSERT_TRUE(full) << t;
+    ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << t << ": " << got << " vs " << want;
+  }
+  EXPECT_GT(fast, 100000u);
 }
 
 TEST(KinetoImporter, GzipInputMatchesPlain) {
