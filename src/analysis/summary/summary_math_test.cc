@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace gpuwhy::analysis {
 namespace {
 
@@ -12,6 +15,32 @@ TEST(UnionLength, OverlapsNestingAndGaps) {
   EXPECT_EQ(UnionLength(iv), 30);
   std::vector<std::pair<int64_t, int64_t>> empty;
   EXPECT_EQ(UnionLength(empty), 0);
+}
+
+// SortIntervals gives std::sort's order for 0-40 sorted runs (merged when
+// few, sorted when many), with ties and equal pairs across runs.
+TEST(SortIntervals, RunsMergeToTheSortedOrder) {
+  uint32_t seed = 5;
+  auto pick = [&](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<int64_t>((seed >> 8) % n);
+  };
+  for (int runs = 0; runs <= 40; ++runs) {
+    std::vector<std::pair<int64_t, int64_t>> iv;
+    for (int r = 0; r < runs; ++r) {
+      const int64_t n = pick(50);
+      int64_t start = pick(20);
+      for (int64_t i = 0; i < n; ++i) {
+        start += pick(3);  // repeats: equal starts and equal pairs
+        iv.push_back({start, start + pick(4)});
+      }
+      std::sort(iv.end() - n, iv.end());
+    }
+    std::vector<std::pair<int64_t, int64_t>> want = iv;
+    std::sort(want.begin(), want.end());
+    SortIntervals(iv);
+    ASSERT_EQ(iv, want) << runs << " runs";
+  }
 }
 
 TEST(Percentile, LinearInterpolationLikeNumpy) {
