@@ -37,5 +37,53 @@ TEST(SortedSearch, LowerBoundNearStaysInsideItsRange) {
   EXPECT_EQ(LowerBoundNear(first, last, 0, last, less) - v.begin(), 2);
 }
 
+// RunIndex visits every entry of a key, run by run in insertion order, for
+// keys queried in any order, with runs sorted (searched as they are) or not
+// (sorted once): checked against a brute-force scan.
+TEST(SortedSearch, RunIndexVisitsAKeysEntriesInInsertionOrder) {
+  struct Entry {
+    int key;
+    int seq;  // insertion order
+  };
+  uint32_t seed = 3;
+  auto pick = [&](uint32_t n) {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<int>((seed >> 8) % n);
+  };
+  for (bool sorted_runs : {true, false}) {
+    std::vector<Entry> v;
+    std::vector<size_t> run_begin;
+    for (int r = 0; r < 4; ++r) {
+      run_begin.push_back(v.size());
+      const int n = pick(60);
+      int key = pick(10);
+      for (int i = 0; i < n; ++i) {
+        key = sorted_runs ? key + pick(3) : pick(80);  // repeats within and across runs
+        v.push_back({key, static_cast<int>(v.size())});
+      }
+    }
+    const std::vector<Entry> inserted = v;
+    RunIndex index(v, run_begin, [](const Entry& e) { return e.key; },
+                   [](const Entry& a, const Entry& b) { return a.key != b.key ? a.key < b.key : a.seq < b.seq; });
+    for (int q = 0; q < 400; ++q) {
+      const int key = q < 200 ? q / 2 : pick(90);  // rising, then jumping
+      std::vector<int> want, got;
+      for (const Entry& e : inserted)
+        if (e.key == key) want.push_back(e.seq);
+      index.ForEach(key, [&](const Entry& e) {
+        got.push_back(e.seq);
+        return true;
+      });
+      ASSERT_EQ(got, want) << (sorted_runs ? "sorted runs" : "unsorted runs") << ", key " << key;
+      int first = -1;
+      index.ForEach(key, [&](const Entry& e) {
+        first = e.seq;
+        return false;
+      });
+      EXPECT_EQ(first, want.empty() ? -1 : want[0]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuwhy

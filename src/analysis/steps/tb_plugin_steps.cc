@@ -1,6 +1,7 @@
 #include "analysis/steps/tb_plugin_steps.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -65,30 +66,18 @@ TbPluginStepResult TbPluginSteps(const model::Trace& t) {
   };
   all_ops.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
   by_corr.reserve(all_ops.capacity());
-  // One run per table. A Finalize()d table in start order has its ids rising
-  // as a rule: then each run is searched as it is (from where the last search
-  // ended, as runtime calls come in start order too), else all are sorted
-  // into one run.
-  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) of by_corr
+  // One run per table (RunIndex): runtime calls, which look their ids up,
+  // come in start order too.
+  std::vector<size_t> run_begin;
   auto add_run = [&](const auto& table) {
-    const size_t begin = by_corr.size();
+    run_begin.push_back(by_corr.size());
     add_ops(table.start_ns, table.end_ns, table.correlation_id);
-    runs.push_back({begin, by_corr.size()});
   };
   add_run(t.kernels);
   add_run(t.memcpys);
   add_run(t.memsets);
-  bool runs_sorted = true;
-  for (const auto& [b, e] : runs)
-    runs_sorted = runs_sorted && std::is_sorted(by_corr.begin() + static_cast<ptrdiff_t>(b),
-                                                by_corr.begin() + static_cast<ptrdiff_t>(e));
-  if (!runs_sorted) {
-    std::sort(by_corr.begin(), by_corr.end());
-    runs.assign(1, {0, by_corr.size()});
-  }
-  std::vector<size_t> hint(runs.size());
-  for (size_t ri = 0; ri < runs.size(); ++ri) hint[ri] = runs[ri].first;
-  const auto corr_less = [](const std::pair<int64_t, uint32_t>& p, int64_t c) { return p.first < c; };
+  RunIndex corr_index(by_corr, run_begin, [](const std::pair<int64_t, uint32_t>& e) { return e.first; },
+                      std::less<std::pair<int64_t, uint32_t>>());
 
   // Runtime calls in start order, as row numbers: 4 bytes a call where a
   // copied (start, end, correlation) took 24, grown by doubling and then
@@ -122,21 +111,15 @@ TbPluginStepResult TbPluginSteps(const model::Trace& t) {
       ++ir;
     } else if (rt.end_ns <= steps[is].end_ns) {
       if (IsValid(rt.correlation_id)) {
-        for (size_t ri = 0; ri < runs.size(); ++ri) {
-          const auto run_end = by_corr.begin() + static_cast<ptrdiff_t>(runs[ri].second);
-          auto it = LowerBoundNear(by_corr.begin() + static_cast<ptrdiff_t>(runs[ri].first), run_end,
-                                   rt.correlation_id, by_corr.begin() + static_cast<ptrdiff_t>(hint[ri]),
-                                   corr_less);
-          hint[ri] = static_cast<size_t>(it - by_corr.begin());
-          for (; it != run_end && it->first == rt.correlation_id; ++it) {
-            const DeviceOp& op = all_ops[it->second];
-            dmin = std::min(dmin, op.start_ns);
-            dmax = std::max(dmax, op.end_ns);
-            matched_op[it->second] = 1;
-            any_matched = true;
-            ++matched[is];
-          }
-        }
+        corr_index.ForEach(rt.correlation_id, [&](const std::pair<int64_t, uint32_t>& e) {
+          const DeviceOp& op = all_ops[e.second];
+          dmin = std::min(dmin, op.start_ns);
+          dmax = std::max(dmax, op.end_ns);
+          matched_op[e.second] = 1;
+          any_matched = true;
+          ++matched[is];
+          return true;
+        });
       }
       ++ir;
     } else if (rt.start_ns < steps[is].end_ns) {

@@ -246,44 +246,23 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
   // Which devices each process launched work on (via its calls' correlation ids).
   const model::ApiTable& api = trace.api_calls;
   // The first GPU event of a correlation id names its device. The entries
-  // came in runs, one per table, and a Finalize()d table in start order has
-  // its correlation ids rising as a rule: then each run is searched as it is
-  // (runs in insertion order, so the first hit is the first event), else
-  // everything is sorted into one run.
-  std::vector<std::pair<size_t, size_t>> runs;  // [begin, end) of corr_device
-  for (size_t b : run_begin) {
-    if (!runs.empty()) runs.back().second = b;
-    runs.push_back({b, corr_device.size()});
-  }
-  const auto by_corr = [](const CorrDevice& a, const CorrDevice& b) { return a.corr < b.corr; };
-  bool runs_sorted = true;
-  for (const auto& [b, e] : runs)
-    runs_sorted = runs_sorted && std::is_sorted(corr_device.begin() + static_cast<ptrdiff_t>(b),
-                                                corr_device.begin() + static_cast<ptrdiff_t>(e), by_corr);
-  if (!runs_sorted) {
-    std::sort(corr_device.begin(), corr_device.end(), [](const CorrDevice& a, const CorrDevice& b) {
-      return a.corr != b.corr ? a.corr < b.corr : a.seq < b.seq;
-    });
-    runs.assign(1, {0, corr_device.size()});
-  }
-  // Lookups come in API order, where ids rise too: each run keeps where its
-  // last search ended and searches outward from there.
-  std::vector<size_t> hint(runs.size());
-  for (size_t r = 0; r < runs.size(); ++r) hint[r] = runs[r].first;
+  // came in runs, one per table (RunIndex); lookups come in API order, where
+  // ids rise too. seq (the insertion order) orders equal ids when the runs
+  // must be sorted.
+  RunIndex corr_index(corr_device, run_begin, [](const CorrDevice& e) { return e.corr; },
+                      [](const CorrDevice& a, const CorrDevice& b) {
+                        return a.corr != b.corr ? a.corr < b.corr : a.seq < b.seq;
+                      });
   // DeviceOfCorr: the device of correlation id c's first GPU event, or missing.
   auto device_of_corr = [&](int64_t c) -> int32_t {
-    if (!IsValid(c)) return kMissingI32;
-    for (size_t r = 0; r < runs.size(); ++r) {
-      const auto run_begin_it = corr_device.begin() + static_cast<ptrdiff_t>(runs[r].first);
-      const auto run_end_it = corr_device.begin() + static_cast<ptrdiff_t>(runs[r].second);
-      const auto it = LowerBoundNear(run_begin_it, run_end_it, c,
-                                     corr_device.begin() + static_cast<ptrdiff_t>(hint[r]),
-                                     [](const CorrDevice& p, int64_t v) { return p.corr < v; });
-      const size_t pos = static_cast<size_t>(it - corr_device.begin());
-      hint[r] = pos;
-      if (pos < runs[r].second && corr_device[pos].corr == c) return corr_device[pos].device;
+    int32_t dev = kMissingI32;
+    if (IsValid(c)) {
+      corr_index.ForEach(c, [&](const CorrDevice& e) {
+        dev = e.device;
+        return false;  // the first one names it
+      });
     }
-    return kMissingI32;
+    return dev;
   };
   std::map<int32_t, std::set<int32_t>> pid_devices;
   int32_t last_pid = kMissingI32, last_dev = kMissingI32;
