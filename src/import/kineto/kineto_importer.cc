@@ -1069,6 +1069,18 @@ int AutoParseThreads() {
 enum class EventKey : uint8_t;
 enum class ArgKey : uint8_t;
 
+// ObjectText: what the general path says when an object's punctuation is wrong.
+struct ObjectText {
+  const char* comma_or_end;
+  const char* key;
+  const char* colon;
+};
+constexpr ObjectText kEventText{"expected ',' or '}' in a trace event",
+                                "expected a string key in a trace event",
+                                "expected ':' in a trace event"};
+constexpr ObjectText kArgsText{"expected ',' or '}' in args", "expected a string key in args",
+                               "expected ':' in args"};
+
 class KinetoParser {
  public:
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
@@ -1122,10 +1134,22 @@ class KinetoParser {
 
   // Events.
   Lex ParseEvent(const char*& p, const char* end, RawEvent* ev);
-  Lex EventSeparator(const char*& p, const char* end, bool first, EventKey* k);
   // ParseArgs: the args object at p; ctx: CatContext() of the event.
   Lex ParseArgs(const char*& p, const char* end, Args* a, int ctx);
-  Lex ArgSeparator(const char*& p, const char* end, bool first, ArgKey* k);
+  // NextKey: the separator from p (just after '{' when `first`, else just
+  // after a value) to the next value's first byte, naming its key in *k; or
+  // past the object's '}', with *k = Key::kEnd. Replayed from `memo` after
+  // `prev` in `ctx` when its bytes are at p, else read (Separator) and
+  // learned; `prev` becomes the slot, null when the bytes were not kept (and
+  // stays null: the memo is off for the rest of the object).
+  template <typename Key, typename ReadKey>
+  Lex NextKey(SeparatorMemo& memo, const SeparatorMemo::Slot*& prev, int ctx, bool first,
+              const char*& p, const char* end, const ObjectText& text, ReadKey read_key, Key* k);
+  // Separator: NextKey's general path; read_key(p, end, k) reads the key at
+  // its opening quote.
+  template <typename Key, typename ReadKey>
+  Lex Separator(const char*& p, const char* end, bool first, const ObjectText& text,
+                ReadKey read_key, Key* k);
   Lex ArgValue(ArgKey k, const char*& p, const char* end, Args* a);
   Lex ArgInt(const char*& p, const char* end, int64_t* out, Args* a);
   Lex ArgIntRepeat(IntMemo& memo, const char*& p, const char* end, int64_t* out, Args* a);
@@ -2078,33 +2102,50 @@ EventKey ClassifyEventKey(std::string_view key) {
   return EventKey::kOther;
 }
 
-// EventSeparator: the general path from p (just after '{' when `first`,
-// else just after a value) to the next value's first byte, setting *k; or past
-// the event's '}', setting *k = kEnd.
-Lex KinetoParser::EventSeparator(const char*& p, const char* end, bool first, EventKey* k) {
+template <typename Key, typename ReadKey>
+Lex KinetoParser::Separator(const char*& p, const char* end, bool first, const ObjectText& text,
+                            ReadKey read_key, Key* k) {
   if (!SkipWs(p, end)) return Lex::kMore;
   if (*p == '}') {
     ++p;
-    *k = EventKey::kEnd;
+    *k = Key::kEnd;
     return Lex::kOk;
   }
   if (!first) {
-    if (*p != ',') return lex_.Error(p, "expected ',' or '}' in a trace event");
+    if (*p != ',') return lex_.Error(p, text.comma_or_end);
     ++p;
     if (!SkipWs(p, end)) return Lex::kMore;
   }
-  if (*p != '"') return lex_.Error(p, "expected a string key in a trace event");
-  *k = MatchEventKey(p, end);
-  if (*k == EventKey::kOther) {
-    std::string_view key;
-    Lex r = lex_.String(p, end, &key);
-    if (r != Lex::kOk) return r;
-    *k = ClassifyEventKey(key);
-  }
+  if (*p != '"') return lex_.Error(p, text.key);
+  Lex r = read_key(p, end, k);
+  if (r != Lex::kOk) return r;
   if (!SkipWs(p, end)) return Lex::kMore;
-  if (*p != ':') return lex_.Error(p, "expected ':' in a trace event");
+  if (*p != ':') return lex_.Error(p, text.colon);
   ++p;
   if (!SkipWs(p, end)) return Lex::kMore;
+  return Lex::kOk;
+}
+
+template <typename Key, typename ReadKey>
+[[gnu::always_inline]] inline Lex KinetoParser::NextKey(SeparatorMemo& memo,
+                                                        const SeparatorMemo::Slot*& prev, int ctx,
+                                                        bool first, const char*& p, const char* end,
+                                                        const ObjectText& text, ReadKey read_key,
+                                                        Key* k) {
+  const SeparatorMemo::Slot* slot =
+      prev != nullptr && end - p > static_cast<ptrdiff_t>(SeparatorMemo::kMaxLen)
+          ? memo.Find(prev, ctx, p)
+          : nullptr;
+  if (slot != nullptr) {
+    p += slot->len;
+    *k = static_cast<Key>(slot->key);
+  } else {
+    const char* s = p;
+    Lex r = Separator(p, end, first, text, read_key, k);
+    if (r != Lex::kOk) return r;
+    if (prev != nullptr) slot = memo.Learn(prev, ctx, s, p, static_cast<uint8_t>(*k));
+  }
+  prev = slot;
   return Lex::kOk;
 }
 
@@ -2115,26 +2156,20 @@ Lex KinetoParser::ParseEvent(const char*& p, const char* end, RawEvent* ev) {
   // separator the memo could not keep (null), it stays off for the rest of the event.
   const SeparatorMemo::Slot* prev = learn_ ? event_memo_.Start() : nullptr;
   int ctx = PhContext(ev->ph);
+  const auto read_key = [this](const char*& q, const char* e, EventKey* key) {
+    *key = MatchEventKey(q, e);
+    if (*key != EventKey::kOther) return Lex::kOk;
+    std::string_view text;
+    Lex r = lex_.String(q, e, &text);
+    if (r == Lex::kOk) *key = ClassifyEventKey(text);
+    return r;
+  };
   for (;;) {
-    // The separator to the next value: replayed from the memo, else read.
     EventKey k;
-    const SeparatorMemo::Slot* slot =
-        prev != nullptr && end - p > static_cast<ptrdiff_t>(SeparatorMemo::kMaxLen)
-            ? event_memo_.Find(prev, ctx, p)
-            : nullptr;
-    if (slot != nullptr) {
-      p += slot->len;
-      k = static_cast<EventKey>(slot->key);
-    } else {
-      const char* s = p;
-      Lex r = EventSeparator(p, end, first, &k);
-      if (r != Lex::kOk) return r;
-      if (prev != nullptr) slot = event_memo_.Learn(prev, ctx, s, p, static_cast<uint8_t>(k));
-    }
+    Lex r = NextKey(event_memo_, prev, ctx, first, p, end, kEventText, read_key, &k);
+    if (r != Lex::kOk) return r;
     if (k == EventKey::kEnd) return Lex::kOk;
     first = false;
-    prev = slot;
-    Lex r = Lex::kOk;
     switch (k) {
       case EventKey::kPh:
         r = *p == '"' ? lex_.String(p, end, &ev->ph) : lex_.Skip(p, end, 1);
@@ -2383,31 +2418,6 @@ ArgKey ClassifyArgKey(std::string_view k) {
   return kOther;
 }
 
-// ArgSeparator: EventSeparator's general path for an args object.
-Lex KinetoParser::ArgSeparator(const char*& p, const char* end, bool first, ArgKey* k) {
-  if (!SkipWs(p, end)) return Lex::kMore;
-  if (*p == '}') {
-    ++p;
-    *k = ArgKey::kEnd;
-    return Lex::kOk;
-  }
-  if (!first) {
-    if (*p != ',') return lex_.Error(p, "expected ',' or '}' in args");
-    ++p;
-    if (!SkipWs(p, end)) return Lex::kMore;
-  }
-  if (*p != '"') return lex_.Error(p, "expected a string key in args");
-  std::string_view key;
-  Lex r = lex_.String(p, end, &key);
-  if (r != Lex::kOk) return r;
-  *k = ClassifyArgKey(key);
-  if (!SkipWs(p, end)) return Lex::kMore;
-  if (*p != ':') return lex_.Error(p, "expected ':' in args");
-  ++p;
-  if (!SkipWs(p, end)) return Lex::kMore;
-  return Lex::kOk;
-}
-
 // ArgIntRepeat: ArgInt, replaying the field's last value when its digits
 // are at p again (IntMemo).
 Lex KinetoParser::ArgIntRepeat(IntMemo& memo, const char*& p, const char* end, int64_t* out, Args* a) {
@@ -2478,25 +2488,19 @@ Lex KinetoParser::ParseArgs(const char*& p, const char* end, Args* a, int ctx) {
   ++p;  // '{'
   bool first = true;
   const SeparatorMemo::Slot* prev = learn_ ? args_memo_.Start() : nullptr;  // as in ParseEvent
+  const auto read_key = [this](const char*& q, const char* e, ArgKey* key) {
+    std::string_view text;
+    Lex r = lex_.String(q, e, &text);
+    if (r == Lex::kOk) *key = ClassifyArgKey(text);
+    return r;
+  };
   for (;;) {
     ArgKey k;
-    const SeparatorMemo::Slot* slot =
-        prev != nullptr && end - p > static_cast<ptrdiff_t>(SeparatorMemo::kMaxLen)
-            ? args_memo_.Find(prev, ctx, p)
-            : nullptr;
-    if (slot != nullptr) {
-      p += slot->len;
-      k = static_cast<ArgKey>(slot->key);
-    } else {
-      const char* s = p;
-      Lex r = ArgSeparator(p, end, first, &k);
-      if (r != Lex::kOk) return r;
-      if (prev != nullptr) slot = args_memo_.Learn(prev, ctx, s, p, static_cast<uint8_t>(k));
-    }
+    Lex r = NextKey(args_memo_, prev, ctx, first, p, end, kArgsText, read_key, &k);
+    if (r != Lex::kOk) return r;
     if (k == ArgKey::kEnd) return Lex::kOk;
     first = false;
-    prev = slot;
-    Lex r = ArgValue(k, p, end, a);
+    r = ArgValue(k, p, end, a);
     if (r != Lex::kOk) return r;
   }
 }
