@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detectors/timeline.h"
+#include "base/memory_tuning.h"
 
 namespace gpuwhy::analysis {
 
@@ -106,12 +107,15 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   // The host sections on a worker, utilization and the digest (which reads
   // only utilization) here, as AnalyzeTraces does: on two cores this takes a
   // third off the analysis of a large trace.
-  std::future<void> host = std::async(std::launch::async,
-                                      [&] { AnalyzeHostSections(trace, options, out.analysis); });
+  std::future<void> host =
+      std::async(std::launch::async, [&] { AnalyzeHostSections(trace, options, out.analysis); });
   std::future<detectors::Timeline> timeline;
   if (OverlapTimelines({&trace, 1}))
     timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
   out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
+  // A large trace builds its timeline after utilization, not beside it, for
+  // memory: give back what utilization freed before the timeline grows.
+  if (!timeline.valid()) ReleaseFreeHeap();
   const detectors::DigestOptions o = DigestOptionsOf(out.analysis);
   out.digest = timeline.valid() ? detectors::DigestRank(trace, timeline.get(), o)
                                 : detectors::DigestRank(trace, o);
@@ -142,7 +146,8 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   // diagnosis (which needs the curve shapes) here. Why: on a 2-core machine
   // this halves the analysis wall time of a large trace.
   std::future<void> host = std::async(std::launch::async, [&] {
-    for (size_t i = 0; i < traces.size(); ++i) AnalyzeHostSections(traces[i], options, out.traces[i]);
+    for (size_t i = 0; i < traces.size(); ++i)
+      AnalyzeHostSections(traces[i], options, out.traces[i]);
   });
   // The diagnosis timelines too, on a third thread, when the traces are small
   // enough for their memory to overlap utilization's (kOverlapModelBytes).
@@ -157,6 +162,7 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   }
   for (size_t i = 0; i < traces.size(); ++i)
     out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization);
+  if (!traces.empty() && !timelines.valid()) ReleaseFreeHeap();  // as SummarizeRank
   if (!traces.empty()) {
     const std::vector<detectors::Timeline> built =
         timelines.valid() ? timelines.get() : std::vector<detectors::Timeline>();

@@ -13,17 +13,21 @@ namespace {
 
 constexpr const char* kMarker = "GPUWHY_MEMORY_TUNED";
 // top_pad/trim_threshold: grow in 64 MiB steps, never give memory back
-// mid-run; mmap_threshold 16 MiB: columns and analysis arrays up to that come
-// from the heap, larger ones are mapped and returned when freed; arena_max=1:
+// mid-run (ReleaseFreeHeap does, at chosen points); mmap_max=0: every block,
+// large ones too, comes from the heap, so what one stage frees the next reuses
+// instead of unmapping it and faulting in fresh zeroed pages; arena_max=1:
 // the analysis and parser worker threads allocate from the same heap, so what
-// one section freed serves the next. On the 100x bench trace the last two
-// took peak RSS from 1.51-1.55 to 1.42-1.43 million KiB at the same speed.
-// Transparent huge pages on the heap (glibc.malloc.hugetlb=1) were dropped
-// once the Kineto parse ran on two threads: without them the 10x run peaks
-// ~25 MB lower at the same wall time, and the 100x run is as large and ~5 %
-// faster (docs/performance.md).
+// one section freed serves the next; hugetlb=1: the heap is backed by
+// transparent huge pages, one fault per 2 MiB instead of per 4 KiB.
+// Why the last two: on this project's current 2-core machine (a VM where a
+// page fault costs ~4 us) faults were a third of the CPU time of the 10x
+// bench trace. Against a 16 MiB mmap threshold without huge pages they took
+// `analyze --json` of it from 0.64-0.67 s to 0.31-0.35 s and of the 100x one
+// from 7.7 s to 3.0-3.2 s, at 175-191 MiB and 1373-1414 MiB peak
+// (docs/performance.md). A 16 MiB threshold with huge pages mapped and
+// unmapped 2.3 GB over the 100x run and was slower (3.4-4.6 s).
 constexpr const char* kTunables =
-    "glibc.malloc.mmap_threshold=16777216:glibc.malloc.arena_max=1:"
+    "glibc.malloc.mmap_max=0:glibc.malloc.arena_max=1:glibc.malloc.hugetlb=1:"
     "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=67108864";
 
 bool Sanitized() {

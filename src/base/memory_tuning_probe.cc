@@ -1,12 +1,16 @@
 // memory_tuning_probe: calls TuneMemoryForBatch and reports what the process
 // ended up with, for memory_tuning_test. Prints one line:
-//   "<tunables in the exec environment> | <GLIBC_TUNABLES now> | <marker now>"
-// where "-" stands for absent.
+//   "<tunables in the exec environment> | <GLIBC_TUNABLES now> | <marker now>
+//    | <where a 64 MiB block came from: heap, mmap or ->"
+// where "-" stands for absent (or, last, for an allocator without mallinfo2).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "base/memory_tuning.h"
 
@@ -25,6 +29,15 @@ int main(int, char** argv) {
   }
   const char* now = std::getenv("GLIBC_TUNABLES");
   const char* marker = std::getenv("GPUWHY_MEMORY_TUNED");
-  std::printf("%s | %s | %s\n", exec_tunables.c_str(), now ? now : "-", marker ? marker : "-");
+  // Whether the settings took effect: glibc maps a block this large by
+  // default, and takes it from the heap under mmap_max=0.
+  const char* large = "-";
+#if defined(__GLIBC__)
+  void* volatile block = std::malloc(size_t{64} << 20);
+  if (block != nullptr) large = mallinfo2().hblkhd > 0 ? "mmap" : "heap";
+  std::free(block);
+#endif
+  std::printf("%s | %s | %s | %s\n", exec_tunables.c_str(), now ? now : "-", marker ? marker : "-",
+              large);
   return 0;
 }

@@ -175,7 +175,7 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
     }
   }
   import::MergeCounterInputs(*kept, trace_paths);
-  ReleaseFreeHeap();  // what the import outgrew; the analysis maps its own
+  ReleaseFreeHeap();  // what the import outgrew: parser buffers, outgrown columns
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.
   std::vector<analysis::RankSummary> ranks;
