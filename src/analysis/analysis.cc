@@ -94,6 +94,10 @@ bool OverlapTimelines(std::span<const model::Trace> traces) {
 
 }  // namespace
 
+void ReleaseImportSlack(std::span<const model::Trace> traces) {
+  if (!OverlapTimelines(traces)) ReleaseFreeHeap();
+}
+
 void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
                      Analysis& analysis) {
   if (traces.empty()) return;
