@@ -26,6 +26,7 @@
 #define GPUWHY_COL_PERMUTE(type, name, def) ::gpuwhy::model::ApplyPermutation(name, order);
 #define GPUWHY_COL_SHRINK(type, name, def) name.shrink_to_fit();
 #define GPUWHY_COL_CLEAR(type, name, def) name.clear();
+#define GPUWHY_COL_CAPACITY(type, name, def) c = name.capacity() < c ? name.capacity() : c;
 // Columns declared with the type token StringId hold pool ids: AppendFrom
 // maps them through `remap`; every other column is copied as it is.
 #define GPUWHY_COL_APPEND(type, name, def)                                            \
@@ -105,6 +106,12 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
       return r;                                                           \
     }                                                                     \
     void Reserve(size_t n) { COLS(GPUWHY_COL_RESERVE) }                   \
+    /* capacity: rows every column holds without reallocating. */        \
+    size_t capacity() const {                                             \
+      size_t c = SIZE_MAX;                                                \
+      COLS(GPUWHY_COL_CAPACITY)                                           \
+      return c;                                                           \
+    }                                                                     \
     /* AppendFrom: append every row of o; its StringId columns index     \
        another pool and are translated through remap (indexed by o's     \
        ids, covering all of them). */                                    \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <new>
 #include <numeric>
 
 namespace gpuwhy::model {
@@ -139,19 +140,30 @@ void Trace::Finalize() {
   if (side.valid()) side.get();
 }
 
-void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap) {
+void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap, double growth) {
   const StringId* r = remap.data();
   const auto kernel_base = static_cast<uint32_t>(kernels.size());
   const size_t first_collective = collectives.size();
-  kernels.AppendFrom(part.kernels, r);
-  memcpys.AppendFrom(part.memcpys, r);
-  memsets.AppendFrom(part.memsets, r);
-  api_calls.AppendFrom(part.api_calls, r);
-  syncs.AppendFrom(part.syncs, r);
-  ranges.AppendFrom(part.ranges, r);
-  markers.AppendFrom(part.markers, r);
-  collectives.AppendFrom(part.collectives, r);
-  gpu_processes.AppendFrom(part.gpu_processes, r);
+  auto append = [r, growth](auto& to, const auto& from) {
+    const size_t rows = to.size() + from.size();
+    if (growth > 1.0 && rows > to.capacity()) {
+      try {
+        to.Reserve(static_cast<size_t>(static_cast<double>(rows) * growth));
+      } catch (const std::bad_alloc&) {
+        // Address space refused: the append below doubles instead.
+      }
+    }
+    to.AppendFrom(from, r);
+  };
+  append(kernels, part.kernels);
+  append(memcpys, part.memcpys);
+  append(memsets, part.memsets);
+  append(api_calls, part.api_calls);
+  append(syncs, part.syncs);
+  append(ranges, part.ranges);
+  append(markers, part.markers);
+  append(collectives, part.collectives);
+  append(gpu_processes, part.gpu_processes);
   for (size_t i = first_collective; i < collectives.size(); ++i)
     collectives.kernel_row[i] += kernel_base;
 }

@@ -338,8 +338,11 @@ class Trace {
   // one entry per part string) and re-pointing its collectives at the kernel
   // rows they now follow. Side tables (devices, processes, counters, ...),
   // info and stats are left to the caller, whose rules for merging them
-  // depend on the format.
-  void AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap);
+  // depend on the format. growth > 1: a table without room for part's rows
+  // is first given capacity for `growth` times the rows it will then hold (a
+  // streaming importer's projection of what is still to come) instead of
+  // doubling; otherwise columns grow as std::vector does.
+  void AppendEventsFrom(const Trace& part, const std::vector<StringId>& remap, double growth = 0);
 
   // event_count: rows across all event tables (for throughput figures).
   size_t event_count() const;

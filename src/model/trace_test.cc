@@ -166,6 +166,34 @@ TEST(Trace, ReserveForGrowthKeepsRowsAndOnlyAddsCapacity) {
   EXPECT_EQ(t.kernels.start_ns.capacity(), cap);
 }
 
+TEST(Trace, AppendEventsFromGrowsAnOutgrownTableByTheGivenFactor) {
+  // Three appends of a two-kernel part: with growth 10 the first sizes the
+  // kernel table for 20 rows and the next two fit in it; the rows are those
+  // of plain appends, and a table with room (ranges, empty here) is left
+  // alone.
+  Trace part = TwoKernels();
+  std::vector<StringId> remap(part.strings.size());
+  Trace grown, plain;
+  for (Trace* t : {&grown, &plain})
+    for (StringId i = 0; i < remap.size(); ++i) remap[i] = t->strings.Intern(part.strings.Get(i));
+  grown.AppendEventsFrom(part, remap, 10.0);
+  EXPECT_EQ(grown.kernels.capacity(), 20u);
+  EXPECT_EQ(grown.kernels.start_ns.capacity(), 20u);
+  const int64_t* first = grown.kernels.start_ns.data();
+  grown.AppendEventsFrom(part, remap, 10.0);
+  grown.AppendEventsFrom(part, remap, 10.0);
+  EXPECT_EQ(grown.kernels.start_ns.data(), first);  // no reallocation
+  for (int i = 0; i < 3; ++i) plain.AppendEventsFrom(part, remap);
+  EXPECT_EQ(grown.kernels.size(), 6u);
+  EXPECT_EQ(DescribeDifference(plain, grown), "");
+  EXPECT_EQ(grown.ranges.capacity(), 0u);
+  // growth <= 1: as std::vector grows.
+  Trace doubled;
+  for (StringId i = 0; i < remap.size(); ++i) doubled.strings.Intern(part.strings.Get(i));
+  doubled.AppendEventsFrom(part, remap, 1.0);
+  EXPECT_EQ(doubled.kernels.capacity(), 2u);
+}
+
 TEST(Trace, AppendEventsFromTranslatesEveryStringColumn) {
   Trace into;
   into.strings.Intern("already here");

@@ -1169,6 +1169,18 @@ class KinetoParser {
   // MaybeReserve: once, after options.reserve_after_bytes of JSON, size the
   // event tables for the whole input from the share of it read so far.
   void MaybeReserve(uint64_t parsed_bytes);
+  // ProjectedGrowth: the input's JSON bytes in all / parsed_bytes, projected
+  // from the stream's compressed and decompressed offsets; 0 when unknown.
+  double ProjectedGrowth(uint64_t parsed_bytes) const;
+  // FitsHalfMemory: the model grown `growth` times stays within half the
+  // machine's memory.
+  bool FitsHalfMemory(double growth) const;
+  // MergeGrowth: once the tables are sized, the growth that a table a merged
+  // segment outgrows gets (the sizing point saw too few of its rows: a
+  // trace's kernels and runtime calls often come after its CPU ops), so that
+  // it is copied about once more instead of doubling, whose outgrown buffers
+  // stay in the heap until the import ends; 0: plain doubling.
+  double MergeGrowth(uint64_t parsed_bytes) const;
 
   void Commit(RawEvent& ev);
   void CommitComplete(RawEvent& ev);
@@ -1562,24 +1574,40 @@ Status KinetoParser::ParseEvents(ArrayState st) {
   }
 }
 
-void KinetoParser::MaybeReserve(uint64_t parsed_bytes) {
-  if (reserved_ || reserve_after_ == 0 || parsed_bytes < reserve_after_) return;
-  reserved_ = true;
+double KinetoParser::ProjectedGrowth(uint64_t parsed_bytes) const {
   const double parsed = static_cast<double>(parsed_bytes);
   const double raw_total = static_cast<double>(in_.raw_size());
   const double raw_done = static_cast<double>(in_.raw_offset());
   const double out_done = static_cast<double>(in_.offset());
-  if (raw_total <= 0 || raw_done <= 0 || out_done <= 0) return;
+  if (parsed <= 0 || raw_total <= 0 || raw_done <= 0 || out_done <= 0) return 0;
   // The stream's own ratio of JSON to file bytes so far (1 for plain files).
-  const double factor = out_done * raw_total / raw_done / parsed;
-  // Near the end doubling costs little; past it, the file grew or lied.
-  if (factor < 1.25) return;
+  return out_done * raw_total / raw_done / parsed;
+}
+
+bool KinetoParser::FitsHalfMemory(double growth) const {
   // A guess past half the machine's memory is left to doubling: an input that
   // large fails either way, and a wrong guess must not fail one that fits.
   const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
   const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
-  const double estimate = static_cast<double>(trace_.memory_bytes()) * factor * 1.05;
-  if (pages > 0 && page_bytes > 0 && estimate > pages * page_bytes / 2) return;
+  const double estimate = static_cast<double>(trace_.memory_bytes()) * growth;
+  return !(pages > 0 && page_bytes > 0 && estimate > pages * page_bytes / 2);
+}
+
+double KinetoParser::MergeGrowth(uint64_t parsed_bytes) const {
+  if (reserve_factor_ <= 0) return 0;  // not sized: plain doubling
+  // Near the end (or where the projection runs short) a table still grows
+  // by a quarter at a time, not by doubling.
+  const double g = std::max(1.25, ProjectedGrowth(parsed_bytes) * 1.05);
+  return FitsHalfMemory(g) ? g : 0;
+}
+
+void KinetoParser::MaybeReserve(uint64_t parsed_bytes) {
+  if (reserved_ || reserve_after_ == 0 || parsed_bytes < reserve_after_) return;
+  reserved_ = true;
+  const double factor = ProjectedGrowth(parsed_bytes);
+  // Near the end doubling costs little; past it, the file grew or lied.
+  if (factor < 1.25) return;
+  if (!FitsHalfMemory(factor * 1.05)) return;
   try {
     trace_.ReserveForGrowth(factor * 1.05);
     reserve_factor_ = factor * 1.05;
@@ -1738,7 +1766,7 @@ void KinetoParser::MergePart(SegmentJob& job) {
   // this segment, in that order.
   remap_.resize(part.strings.size());
   for (StringId i = 0; i < remap_.size(); ++i) remap_[i] = trace_.strings.Intern(part.strings.Get(i));
-  trace_.AppendEventsFrom(part, remap_);
+  trace_.AppendEventsFrom(part, remap_, MergeGrowth(job.base + job.len));
   trace_.stats.Merge(part.stats);
   // processes and threads: first appearance sets the order, the last name
   // wins; streams: the first name wins (as CommitMetadata does).
