@@ -24,7 +24,11 @@
 // with/without the read-ahead thread. --cli-only keeps the baselines and the
 // CLI lines (for multi-GB copies). With --gpuwhy and several files it ends
 // with a linearity table: each file's events, CLI wall and peak RSS against
-// the first file's, from this run.
+// the first file's, from this run. Last, with --gpuwhy and igzip installed,
+// an interleaved table: every repeat runs igzip -dc and the CLI on each file
+// in turn, and the ratios to igzip and to the first file are taken within a
+// repeat, so that the machine's speed drifting between files cancels out
+// (the figures to quote for the targets).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,10 +80,18 @@ Measure RunChildOnce(Fn fn);
 // RunChild: the measurement repeated g_repeat times (each in a fresh child);
 // returns the run with the median wall time, its min in min_wall_s. The VM
 // this runs on is noisy (+-20% between single runs), hence the repeats.
+Measure MedianOf(std::vector<Measure> runs);
+
 template <typename Fn>
 Measure RunChild(Fn fn) {
   std::vector<Measure> runs;
   for (int i = 0; i < g_repeat; ++i) runs.push_back(RunChildOnce(fn));
+  return MedianOf(std::move(runs));
+}
+
+// MedianOf: the run with the median wall time, its min in min_wall_s, the
+// largest peak RSS and the median CPU (runs: not empty).
+Measure MedianOf(std::vector<Measure> runs) {
   std::sort(runs.begin(), runs.end(),
             [](const Measure& a, const Measure& b) { return a.wall_s < b.wall_s; });
   Measure m = runs[runs.size() / 2];
@@ -130,8 +142,9 @@ double Seconds(Clock::time_point a) {
 // ExecMeasure: run argv (stdout to /dev/null, `env_kv` added to the
 // environment when not null) as a grandchild; wall time, and CPU and peak RSS
 // of that process itself (from its wait4), not of the forked measurer.
-Measure ExecMeasure(const std::vector<std::string>& argv, const char* env_kv) {
-  return RunChild([&] {
+template <typename Runner>
+Measure ExecWith(Runner run, const std::vector<std::string>& argv, const char* env_kv) {
+  return run([&] {
     Measure m;
     auto t0 = Clock::now();
     pid_t pid = fork();
@@ -156,6 +169,64 @@ Measure ExecMeasure(const std::vector<std::string>& argv, const char* env_kv) {
     if (!m.ok) std::snprintf(m.note, sizeof(m.note), "%s exited with status %d", argv[0].c_str(), status);
     return m;
   });
+}
+
+Measure ExecMeasure(const std::vector<std::string>& argv, const char* env_kv) {
+  return ExecWith([](auto fn) { return RunChild(fn); }, argv, env_kv);
+}
+
+// ExecOnce: ExecMeasure's one run.
+Measure ExecOnce(const std::vector<std::string>& argv) {
+  return ExecWith([](auto fn) { return RunChildOnce(fn); }, argv, nullptr);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Interleaved: each repeat runs igzip -dc and then gpuwhy analyze --json on
+// every file in turn, and the ratios are taken within a repeat (their
+// medians printed). Why: the machine's speed drifts by 20-30% over minutes
+// (other tenants), and timing all of one file before the next turned a
+// steady 10.5x into 14x for the 100x copy when a slow spell began between
+// them.
+void Interleaved(const std::vector<std::string>& files, const std::vector<double>& events,
+                 const std::string& gpuwhy_bin) {
+  const size_t n = files.size();
+  std::vector<std::vector<Measure>> igz(n), cli(n);
+  for (int rep = 0; rep < g_repeat; ++rep)
+    for (size_t i = 0; i < n; ++i) {
+      igz[i].push_back(ExecOnce({"igzip", "-dc", files[i]}));
+      cli[i].push_back(ExecOnce({gpuwhy_bin, "analyze", "--json", files[i]}));
+    }
+  std::printf("interleaved: %d repeats, each running igzip -dc then gpuwhy analyze --json on every "
+              "file in turn; ratios within a repeat, medians shown:\n",
+              g_repeat);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<double> to_igzip, to_first;
+    bool ok = true;
+    for (int rep = 0; rep < g_repeat; ++rep) {
+      const Measure& c = cli[i][static_cast<size_t>(rep)];
+      const Measure& g = igz[i][static_cast<size_t>(rep)];
+      const Measure& c0 = cli[0][static_cast<size_t>(rep)];
+      ok = ok && c.ok && g.ok && c0.ok;
+      if (g.wall_s > 0) to_igzip.push_back(c.wall_s / g.wall_s);
+      if (c0.wall_s > 0) to_first.push_back(c.wall_s / c0.wall_s);
+    }
+    if (!ok) {
+      std::printf("  %-40s FAILED\n", files[i].c_str());
+      continue;
+    }
+    const Measure c = MedianOf(cli[i]), g = MedianOf(igz[i]);
+    std::printf("  %-40s gpuwhy %.3f s, igzip -dc %.3f s: x%.2f igzip (target <= 3 at 10x)",
+                files[i].c_str(), c.wall_s, g.wall_s, Median(to_igzip));
+    if (i > 0)
+      std::printf(", events x%.2f wall x%.2f of the first (target <= 11 at 100x)",
+                  events[i] / events[0], Median(to_first));
+    std::printf(", peak RSS %.1f MB (%ld KiB)\n", static_cast<double>(c.exec_rss_kb) / 1024.0,
+                c.exec_rss_kb);
+  }
 }
 
 Measure GzipBaseline(const std::string& path) { return ExecMeasure({"gzip", "-dc", path}, nullptr); }
@@ -415,12 +486,14 @@ int main(int argc, char** argv) {
     double events = 0, wall_s = 0, min_wall_s = 0, rss_mb = 0;
   };
   std::vector<Row> cli_rows;
+  std::vector<double> file_events;
   for (const std::string& f : files) {
     // One scan to learn the sizes (not timed).
     Measure scan = RunChildOnce([&] { return KinetoVariantBody(f, {}); });
     double bytes = scan.bytes, events = scan.events;
     std::printf("%s\n  trace events %.0f, JSON bytes %.0f (%.1f MB)\n", f.c_str(), events, bytes,
                 bytes / 1e6);
+    file_events.push_back(events);
     Measure gz = GzipBaseline(f);
     Print("baseline gzip -dc >/dev/null", gz, bytes, 0);
     Measure igz;
@@ -465,5 +538,8 @@ int main(int argc, char** argv) {
                   r.file.c_str(), r.events / base.events, r.wall_s / base.wall_s,
                   r.min_wall_s / base.min_wall_s, r.wall_s, r.min_wall_s, r.rss_mb);
   }
+  if (!gpuwhy_bin.empty() && OnPath("igzip") && file_events.size() == files.size() &&
+      !file_events.empty() && file_events[0] > 0)
+    Interleaved(files, file_events, gpuwhy_bin);
   return 0;
 }
