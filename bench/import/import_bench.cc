@@ -1,4 +1,5 @@
-// import_bench [--variants] [--cli-only] [--repeat N] [--threads 1,2,..] [--gpuwhy PATH] FILE...
+// import_bench [--variants] [--cli-only] [--repeat N] [--threads 1,2,..] [--gpuwhy PATH]
+//              [--memory warm|cold|asis] FILE...
 // import_bench --same-model FILE...   (one thread lexing everything against two: bit-identical?)
 //                                                    (N defaults to 3; median shown)
 //
@@ -29,6 +30,7 @@
 // in turn, and the ratios to igzip and to the first file are taken within a
 // repeat, so that the machine's speed drifting between files cancels out
 // (the figures to quote for the targets).
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/analysis.h"
@@ -185,24 +188,70 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// MemoryState: what the machine's free memory is like when a timed run
+// starts (--memory). On a VM whose host takes free guest memory back (free
+// page reporting, as this project's Firecracker machines do: kernel command
+// line page_reporting.page_reporting_order=11, about 2 s after it is freed),
+// a run that needs memory nobody touched lately pays the host's faults on
+// top of the kernel's: 10x 0.47 s instead of 0.26-0.32 s, 100x 4.2-4.8 s
+// instead of 3.2-3.3 s (after 6 s idle against back to back, 2026-12-05).
+enum class MemoryState {
+  kWarm,  // default: memory as large as the run's peak is touched just before
+          // (what a machine without such a host, bare metal, always has)
+  kCold,  // sleep 3 s before each run: every run starts with host-cold memory
+  kAsIs,  // no preparation
+};
+MemoryState g_memory = MemoryState::kWarm;
+
+// PrepareMemory: bring the machine's free memory into g_memory's state for a
+// run that peaks at about `rss_kb` (touched in a child that exits at once).
+void PrepareMemory(long rss_kb) {
+  if (g_memory == MemoryState::kCold) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+  } else if (g_memory == MemoryState::kWarm && rss_kb > 0) {
+    // In huge pages, as gpuwhy's heap is: memory touched in 4 KiB pages and
+    // freed left the next run as slow as a cold one (100x: 5.75 s after a
+    // 4 KiB pre-touch, 3.51 s after a huge-page one, 3.51 s back to back).
+    RunChildOnce([rss_kb] {
+      Measure m;
+      const size_t bytes = static_cast<size_t>(rss_kb) * 1024 / 10 * 11;
+      void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return m;
+      madvise(p, bytes, MADV_HUGEPAGE);
+      std::memset(p, 1, bytes);
+      m.ok = true;
+      munmap(p, bytes);
+      return m;
+    });
+  }
+}
+
 // Interleaved: each repeat runs igzip -dc and then gpuwhy analyze --json on
 // every file in turn, and the ratios are taken within a repeat (their
 // medians printed). Why: the machine's speed drifts by 20-30% over minutes
 // (other tenants), and timing all of one file before the next turned a
 // steady 10.5x into 14x for the 100x copy when a slow spell began between
-// them.
+// them. Each timed run starts in the same memory state (PrepareMemory).
 void Interleaved(const std::vector<std::string>& files, const std::vector<double>& events,
                  const std::string& gpuwhy_bin) {
   const size_t n = files.size();
   std::vector<std::vector<Measure>> igz(n), cli(n);
+  std::vector<long> peak(n, 0);
+  for (size_t i = 0; i < n; ++i)  // untimed: each file's peak, for PrepareMemory
+    peak[i] = ExecOnce({gpuwhy_bin, "analyze", "--json", files[i]}).exec_rss_kb;
   for (int rep = 0; rep < g_repeat; ++rep)
     for (size_t i = 0; i < n; ++i) {
+      PrepareMemory(4096);
       igz[i].push_back(ExecOnce({"igzip", "-dc", files[i]}));
+      PrepareMemory(peak[i]);
       cli[i].push_back(ExecOnce({gpuwhy_bin, "analyze", "--json", files[i]}));
     }
+  const char* state = g_memory == MemoryState::kWarm   ? "warm (peak-sized memory touched before each run)"
+                      : g_memory == MemoryState::kCold ? "cold (3 s idle before each run)"
+                                                       : "as is";
   std::printf("interleaved: %d repeats, each running igzip -dc then gpuwhy analyze --json on every "
-              "file in turn; ratios within a repeat, medians shown:\n",
-              g_repeat);
+              "file in turn, memory %s; ratios within a repeat, medians shown:\n",
+              g_repeat, state);
   for (size_t i = 0; i < n; ++i) {
     std::vector<double> to_igzip, to_first;
     bool ok = true;
@@ -460,6 +509,16 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--cli-only") == 0) cli_only = true;
     else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--memory") == 0 && i + 1 < argc) {
+      const std::string m = argv[++i];
+      if (m == "warm") g_memory = MemoryState::kWarm;
+      else if (m == "cold") g_memory = MemoryState::kCold;
+      else if (m == "asis") g_memory = MemoryState::kAsIs;
+      else {
+        std::fprintf(stderr, "import_bench: --memory takes warm, cold or asis\n");
+        return 2;
+      }
+    }
     else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       g_threads.clear();
       for (const char* p = argv[++i]; *p != 0;) {
