@@ -48,6 +48,10 @@ using gpuwhy::Result;
 
 // An A100-like GPU with NVLink (no GPM: DCGM gives the real figures), an
 // H100 in MIG mode with two instances, and a GPU without NVLink.
+// The fake processes' pids are above the kernel's PID_MAX_LIMIT (4194304),
+// so no live process has them: the sampler names a process (and its user)
+// from /proc/PID when that exists, and a CI machine once had a pid 4242 of
+// its own, whose name and user then replaced the scenario's.
 const char* kNvlinkMig = R"(devices 3
 name 0 "NVIDIA A100-SXM4-80GB"
 gpm 0 0
@@ -75,7 +79,7 @@ metric 0 sm_active constant 30
 metric 0 tensor_active constant 12
 metric 0 power constant 350000
 process 0 pid children mem 2000000000 util 90
-process 0 pid 4242 name other_job mem 1000000000 util 40
+process 0 pid 4194342 name other_job mem 1000000000 util 40
 name 1 "NVIDIA A100-SXM4-80GB"
 arch 1 7
 cc 1 8.0
@@ -236,8 +240,8 @@ TEST(Watch, OnceJsonAgainstFake) {
 TEST(Watch, LostGpuAndR535Stride) {
   std::string scen = WriteFile("lost.txt", R"(devices 2
 process_stride 32
-process 0 pid 4242 name a mem 111 util 10
-process 0 pid 4343 name b mem 222 util 20
+process 0 pid 4194342 name a mem 111 util 10
+process 0 pid 4194343 name b mem 222 util 20
 lost 1 0 28
 )");
   ASSERT_EQ(RunGpuwhy({"watch", "--once", "--json"}, FakeEnv(scen), "watch_lost"), 0);
@@ -246,9 +250,9 @@ lost 1 0 28
   ASSERT_NE(g1, std::string::npos);
   EXPECT_NE(out.find("\"lost\":true", g1), std::string::npos) << out;
   // 32-byte records read with the right stride: both pids and memories intact.
-  EXPECT_NE(out.find("\"pid\":4242,\"name\":\"a\",\"user\":\"\",\"used_memory_bytes\":111"),
+  EXPECT_NE(out.find("\"pid\":4194342,\"name\":\"a\",\"user\":\"\",\"used_memory_bytes\":111"),
             std::string::npos) << out;
-  EXPECT_NE(out.find("\"pid\":4343,\"name\":\"b\",\"user\":\"\",\"used_memory_bytes\":222"),
+  EXPECT_NE(out.find("\"pid\":4194343,\"name\":\"b\",\"user\":\"\",\"used_memory_bytes\":222"),
             std::string::npos) << out;
 }
 
@@ -386,11 +390,11 @@ TEST(Watch, PrometheusOverLoopback) {
 const char* kOwnedProcesses = R"(devices 2
 name 0 "NVIDIA H100 80GB HBM3"
 metric 0 gpu_util constant 90
-process 0 pid 4242 name trainer mem 1000000000 util 40
-process 0 pid 4343 name notebook mem 2000000000 util 10
+process 0 pid 4194342 name trainer mem 1000000000 util 40
+process 0 pid 4194343 name notebook mem 2000000000 util 10
 name 1 "NVIDIA H100 80GB HBM3"
 metric 1 gpu_util constant 50
-process 1 pid 5151 name srun_task mem 3000000000 util 30
+process 1 pid 4194351 name srun_task mem 3000000000 util 30
 )";
 
 void FakeProc(const std::string& root, int pid, const std::string& cgroup, const std::string& environ) {
@@ -409,13 +413,14 @@ TEST(Watch, PrometheusLabelsProcessesWithPodsAndSlurmJobs) {
   const std::string uid_a = "aaaaaaaa-1111-4222-8333-444455556666", uid_b = "bbbbbbbb-1111-4222-8333-444455556666";
   std::string us_b = uid_b;
   std::replace(us_b.begin(), us_b.end(), '-', '_');
-  // 4242: cgroupfs driver; 4343: systemd driver, time-sliced with 4242, told apart by HOSTNAME.
-  FakeProc(proc, 4242, "0::/kubepods/burstable/pod" + uid_a + "/" + std::string(64, 'c') + "\n",
+  // 4194342: cgroupfs driver; 4194343: systemd driver, time-sliced with
+  // 4194342, told apart by HOSTNAME.
+  FakeProc(proc, 4194342, "0::/kubepods/burstable/pod" + uid_a + "/" + std::string(64, 'c') + "\n",
            std::string("HOSTNAME=trainer-0\0PATH=/bin\0", 29));
-  FakeProc(proc, 4343, "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + us_b +
+  FakeProc(proc, 4194343, "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + us_b +
                            ".slice/cri-containerd-" + std::string(64, 'd') + ".scope\n",
            std::string("HOSTNAME=notebook-7\0", 20));
-  FakeProc(proc, 5151, "0::/system.slice/slurmstepd.scope/job_31337/step_0/user/task_0\n",
+  FakeProc(proc, 4194351, "0::/system.slice/slurmstepd.scope/job_31337/step_0/user/task_0\n",
            std::string("SLURM_JOB_ID=31337\0", 19));
   gpuwhy_test::FakeKubelet kubelet;
   const std::string sock = TempDir() + "/kubelet.sock";
@@ -445,15 +450,15 @@ TEST(Watch, PrometheusLabelsProcessesWithPodsAndSlurmJobs) {
     }
     return std::string();
   };
-  std::string a = line_of("gpuwhy_process_memory_used_bytes", "4242");
+  std::string a = line_of("gpuwhy_process_memory_used_bytes", "4194342");
   EXPECT_NE(a.find("process_name=\"trainer\""), std::string::npos) << body;
   EXPECT_NE(a.find("pod=\"trainer-0\",namespace=\"ml\",container=\"pytorch\",pod_uid=\"" + uid_a + "\""),
             std::string::npos) << a;
   EXPECT_NE(a.find("} 1000000000"), std::string::npos) << a;
-  std::string b = line_of("gpuwhy_process_sm_util_ratio", "4343");
+  std::string b = line_of("gpuwhy_process_sm_util_ratio", "4194343");
   EXPECT_NE(b.find("pod=\"notebook-7\",namespace=\"lab\",container=\"jupyter\",pod_uid=\"" + uid_b + "\""),
             std::string::npos) << b;
-  std::string c = line_of("gpuwhy_process_memory_used_bytes", "5151");
+  std::string c = line_of("gpuwhy_process_memory_used_bytes", "4194351");
   EXPECT_NE(c.find("gpu=\"1\""), std::string::npos) << c;
   EXPECT_NE(c.find("slurm_job_id=\"31337\""), std::string::npos) << c;
   EXPECT_EQ(c.find("pod="), std::string::npos) << c;
@@ -551,7 +556,7 @@ TEST(Record, ForwardsExitCodeAndMarksTheCommandsProcesses) {
   for (const auto& pl : rec->process_lists) {
     for (const auto& p : pl.processes) {
       if (p.in_target) target = true;
-      if (p.pid == 4242 && !p.in_target) other = true;
+      if (p.pid == 4194342 && !p.in_target) other = true;
     }
   }
   for (const auto& e : rec->events) {
