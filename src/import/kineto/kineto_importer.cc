@@ -1584,13 +1584,23 @@ double KinetoParser::ProjectedGrowth(uint64_t parsed_bytes) const {
   return out_done * raw_total / raw_done / parsed;
 }
 
+// HalfMemoryBytes: half the machine's physical memory, 0 when unknown. Read
+// once: MergeGrowth asks for every merged segment, and sysconf(_SC_PHYS_PAGES)
+// is a system call.
+double HalfMemoryBytes() {
+  static const double half = [] {
+    const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
+    const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
+    return pages > 0 && page_bytes > 0 ? pages * page_bytes / 2 : 0.0;
+  }();
+  return half;
+}
+
 bool KinetoParser::FitsHalfMemory(double growth) const {
   // A guess past half the machine's memory is left to doubling: an input that
   // large fails either way, and a wrong guess must not fail one that fits.
-  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
-  const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
-  const double estimate = static_cast<double>(trace_.memory_bytes()) * growth;
-  return !(pages > 0 && page_bytes > 0 && estimate > pages * page_bytes / 2);
+  const double half = HalfMemoryBytes();
+  return half <= 0 || static_cast<double>(trace_.memory_bytes()) * growth <= half;
 }
 
 double KinetoParser::MergeGrowth(uint64_t parsed_bytes) const {
