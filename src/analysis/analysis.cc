@@ -117,13 +117,18 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   if (OverlapTimelines({&trace, 1}))
     timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
   out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
-  // A large trace builds its timeline after utilization, not beside it, for
-  // memory: give back what utilization freed before the timeline grows.
-  if (!timeline.valid()) ReleaseFreeHeap();
+  // A large trace builds its timeline alone, for memory: after utilization
+  // and the host sections, with what they freed given back first. (A host
+  // section still running beside the timeline added its own arrays to the
+  // timeline's peak.)
+  if (!timeline.valid()) {
+    host.get();
+    ReleaseFreeHeap();
+  }
   const detectors::DigestOptions o = DigestOptionsOf(out.analysis);
   out.digest = timeline.valid() ? detectors::DigestRank(trace, timeline.get(), o)
                                 : detectors::DigestRank(trace, o);
-  host.get();
+  if (host.valid()) host.get();
   return out;
 }
 
@@ -166,13 +171,16 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   }
   for (size_t i = 0; i < traces.size(); ++i)
     out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization);
-  if (!traces.empty() && !timelines.valid()) ReleaseFreeHeap();  // as SummarizeRank
+  if (!traces.empty() && !timelines.valid()) {  // as SummarizeRank
+    host.get();
+    ReleaseFreeHeap();
+  }
   if (!traces.empty()) {
     const std::vector<detectors::Timeline> built =
         timelines.valid() ? timelines.get() : std::vector<detectors::Timeline>();
     Diagnose(traces, options, built, out);
   }
-  host.get();
+  if (host.valid()) host.get();
   // The run profile reads every section, so it waits for the host sections.
   if (!traces.empty()) out.profile = ProfileOf(out);
   return out;

@@ -235,13 +235,10 @@ void NodeTopLine(const std::vector<NodeCurve>& curves, const std::vector<Sampled
     }
 }
 
-}  // namespace
-
-RankDigest DigestRank(const model::Trace& trace, const DigestOptions& options) {
-  return DigestRank(trace, BuildTimeline(trace), options);
-}
-
-RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const DigestOptions& options) {
+// DigestRankOf: DigestRank() of `tl`; `owned` (the same timeline, or null)
+// may be consumed.
+RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline* owned,
+                        const DigestOptions& options) {
   RankDigest r;
   r.trace_rank = trace.rank.rank;
   r.world_size = trace.rank.world_size;
@@ -268,6 +265,8 @@ RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const Diges
   helper.get();
   for (std::vector<Finding>& got : found)
     for (Finding& f : got) r.findings.push_back(std::move(f));
+  if (owned != nullptr)  // only the detectors read the gaps
+    for (DeviceTimeline& d : owned->devices) std::vector<IdleGap>().swap(d.gaps);
   for (const DeviceTimeline& d : tl.devices)
     if (d.steps_from_markers) r.longest_marked_step_ns = std::max(r.longest_marked_step_ns, MeanStepNs(d));
 
@@ -287,6 +286,14 @@ RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const Diges
     p.comm_in_steps_ns = OverlapLength(pd->comm_busy, windows);
     if (!pd->steps.empty())
       p.busy_in_span_ns = OverlapLength(pd->busy, pd->steps.front().start_ns, pd->steps.back().end_ns);
+    if (owned != nullptr) {
+      // The kernel unions are read: freed before the idle list grows.
+      for (DeviceTimeline& d : owned->devices) {
+        IntervalList().swap(d.kernel_busy);
+        IntervalList().swap(d.compute_busy);
+        IntervalList().swap(d.comm_busy);
+      }
+    }
     p.idle = Subtract(windows, pd->busy);
     r.primary = std::move(p);
   }
@@ -338,6 +345,20 @@ RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const Diges
     }
   }
   return r;
+}
+
+}  // namespace
+
+RankDigest DigestRank(const model::Trace& trace, const DigestOptions& options) {
+  return DigestRank(trace, BuildTimeline(trace), options);
+}
+
+RankDigest DigestRank(const model::Trace& trace, const Timeline& tl, const DigestOptions& options) {
+  return DigestRankOf(trace, tl, nullptr, options);
+}
+
+RankDigest DigestRank(const model::Trace& trace, Timeline&& tl, const DigestOptions& options) {
+  return DigestRankOf(trace, tl, &tl, options);
 }
 
 Diagnosis Diagnose(const std::vector<const model::Trace*>& traces, const DiagnosisOptions& options) {

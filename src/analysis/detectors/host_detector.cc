@@ -42,8 +42,8 @@ std::string Short(std::string_view s, size_t n = 60) {
 std::string GapWhat(const model::Trace& t, const IdleGap& g) {
   const model::ApiTable& api = t.api_calls;
   if ((g.cause == IdleCause::kSync || g.cause == IdleCause::kH2dSync) &&
-      g.sync_api_row != UINT32_MAX) {
-    const uint32_t r = g.sync_api_row;
+      g.sync_api_row() != UINT32_MAX) {
+    const uint32_t r = g.sync_api_row();
     std::string s = "host in " + std::string(CanonicalApiName(t.Str(api.name[r]))) +
                     (g.cause == IdleCause::kH2dSync ? " (waiting on a host-to-device copy)"
                                                     : " (a blocking call)");

@@ -162,10 +162,10 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
                         "the trace.");
     for (size_t i = 0; i < worst.size() && i < kExamples; ++i) {
       const IdleGap& g = *worst[i];
-      const bool from_api = g.sync_api_row != UINT32_MAX;
-      if (!from_api && g.sync_event_row == UINT32_MAX) continue;
+      const bool from_api = g.sync_api_row() != UINT32_MAX;
+      if (!from_api && g.sync_event_row() == UINT32_MAX) continue;
       // The blocking runtime call, or the cuda_sync event that stands in for it.
-      const uint32_t row = from_api ? g.sync_api_row : g.sync_event_row;
+      const uint32_t row = from_api ? g.sync_api_row() : g.sync_event_row();
       const int64_t s = from_api ? api.start_ns[row] : sy.start_ns[row];
       const int64_t e = from_api ? api.end_ns[row] : sy.end_ns[row];
       Example ex;

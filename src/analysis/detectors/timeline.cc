@@ -129,48 +129,82 @@ std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cau
   return out;
 }
 
-void Timeline::IndexCorrelations() {
-  corr_bucket.clear();
-  corr_shift = 0;
-  const size_t n = corr_keys.size();
+void CorrelationIndex::Build(const model::ApiTable& api) {
+  const std::vector<int64_t>& corr = api.correlation_id;
+  bool rising = true;
+  for (size_t i = 0; i < corr.size() && rising; ++i)
+    rising = IsValid(corr[i]) && (i == 0 || corr[i] > corr[i - 1]);
+  if (rising) {
+    std::vector<int64_t>().swap(own_keys_);
+    std::vector<uint32_t>().swap(rows_);
+    keys_ = corr;
+  } else {
+    // Rows ordered by (id, row): 4 bytes a row where (id, row) pairs took 16
+    // (68 MB at 100x). Ids mostly rise with the row already, so the sort is
+    // skipped when they do.
+    std::vector<uint32_t> rows;
+    rows.reserve(api.size());
+    for (size_t i = 0; i < api.size(); ++i)
+      if (IsValid(corr[i])) rows.push_back(static_cast<uint32_t>(i));
+    auto before = [&](uint32_t x, uint32_t y) { return corr[x] != corr[y] ? corr[x] < corr[y] : x < y; };
+    if (!std::is_sorted(rows.begin(), rows.end(), before)) std::sort(rows.begin(), rows.end(), before);
+    std::vector<int64_t> keys;
+    std::vector<uint32_t> first_rows;
+    keys.reserve(rows.size());
+    first_rows.reserve(rows.size());
+    for (uint32_t row : rows) {
+      if (!keys.empty() && keys.back() == corr[row]) continue;  // the first row wins
+      keys.push_back(corr[row]);
+      first_rows.push_back(row);
+    }
+    Assign(std::move(keys), std::move(first_rows));
+  }
+  Index();
+}
+
+void CorrelationIndex::Assign(std::vector<int64_t> keys, std::vector<uint32_t> rows) {
+  own_keys_ = std::move(keys);
+  keys_ = own_keys_;
+  rows_ = std::move(rows);
+  bucket_.clear();
+  shift_ = 0;
+}
+
+void CorrelationIndex::Index() {
+  bucket_.clear();
+  shift_ = 0;
+  const size_t n = keys_.size();
   if (n == 0) return;
   // Bucket width: the smallest power of two that spreads the id span over
   // fewer than n / 4 buckets: a byte a key (4 MB at 100x, where a bucket a
   // key took 17 MB), and a search over a handful of keys.
-  const uint64_t span = static_cast<uint64_t>(corr_keys.back()) - static_cast<uint64_t>(corr_keys.front());
+  const uint64_t span = static_cast<uint64_t>(keys_.back()) - static_cast<uint64_t>(keys_.front());
   const uint64_t most = std::max<uint64_t>(1, n / 4);
-  while (corr_shift < 63 && (span >> corr_shift) >= most) ++corr_shift;
-  const size_t buckets = static_cast<size_t>(span >> corr_shift) + 1;
-  corr_bucket.assign(buckets + 1, 0);
+  while (shift_ < 63 && (span >> shift_) >= most) ++shift_;
+  const size_t buckets = static_cast<size_t>(span >> shift_) + 1;
+  bucket_.assign(buckets + 1, 0);
   size_t i = 0;
   for (size_t b = 0; b <= buckets; ++b) {
     // First key in bucket b or later.
-    while (i < n && ((static_cast<uint64_t>(corr_keys[i]) - static_cast<uint64_t>(corr_keys.front())) >>
-                     corr_shift) < b)
+    while (i < n && ((static_cast<uint64_t>(keys_[i]) - static_cast<uint64_t>(keys_.front())) >> shift_) < b)
       ++i;
-    corr_bucket[b] = static_cast<uint32_t>(i);
+    bucket_[b] = static_cast<uint32_t>(i);
   }
 }
 
-size_t Timeline::FindCorrIndex(int64_t correlation_id) const {
-  const size_t n = corr_keys.size();
-  if (n == 0 || correlation_id < corr_keys.front() || correlation_id > corr_keys.back())
-    return SIZE_MAX;
-  auto first = corr_keys.begin(), last = corr_keys.end();
-  if (!corr_bucket.empty()) {
+size_t CorrelationIndex::Find(int64_t correlation_id) const {
+  const size_t n = keys_.size();
+  if (n == 0 || correlation_id < keys_.front() || correlation_id > keys_.back()) return SIZE_MAX;
+  auto first = keys_.begin(), last = keys_.end();
+  if (!bucket_.empty()) {
     const size_t b = static_cast<size_t>(
-        (static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(corr_keys.front())) >> corr_shift);
-    first = corr_keys.begin() + corr_bucket[b];
-    last = corr_keys.begin() + corr_bucket[b + 1];
+        (static_cast<uint64_t>(correlation_id) - static_cast<uint64_t>(keys_.front())) >> shift_);
+    first = keys_.begin() + bucket_[b];
+    last = keys_.begin() + bucket_[b + 1];
   }
   auto it = std::lower_bound(first, last, correlation_id);
   if (it == last || *it != correlation_id) return SIZE_MAX;
-  return static_cast<size_t>(it - corr_keys.begin());
-}
-
-uint32_t Timeline::FindApiRow(int64_t correlation_id) const {
-  const size_t i = FindCorrIndex(correlation_id);
-  return i == SIZE_MAX ? UINT32_MAX : corr_rows[i];
+  return static_cast<size_t>(it - keys_.begin());
 }
 
 int32_t Timeline::StepIndexAt(const DeviceTimeline& device, int64_t t) {
@@ -246,7 +280,7 @@ void DecideHostWait(const HostBreakdown& b, int64_t w, const std::vector<bool>& 
   const int64_t blocking = b.by_work[static_cast<size_t>(HostWork::kBlocking)];
   if (b.top_blocking.valid() && 2 * blocking >= w) {
     g->cause = row_is_h2d[b.top_blocking.row] ? IdleCause::kH2dSync : IdleCause::kSync;
-    g->sync_api_row = b.top_blocking.row;
+    g->set_sync_api_row(b.top_blocking.row);
     return;
   }
   const int64_t launchy = b.by_work[static_cast<size_t>(HostWork::kLaunch)] +
@@ -259,10 +293,7 @@ void DecideHostWait(const HostBreakdown& b, int64_t w, const std::vector<bool>& 
     return;
   }
   g->cause = IdleCause::kHostBusy;
-  if (b.top[0].ns > 0) {
-    g->host_what_row = b.top[0].example.row;
-    g->host_what_is_api = b.top[0].example.is_api;
-  }
+  if (b.top[0].ns > 0) g->set_host_what(b.top[0].example);
 }
 
 // MarkOneOffGaps: flag the gaps that hold most of the idle without repeating
@@ -356,26 +387,8 @@ Timeline BuildTimeline(const model::Trace& trace) {
   const model::ApiTable& api = trace.api_calls;
 
   // Correlation → api row (launches and copies; the first row wins).
-  {
-    // Rows ordered by (id, row): 4 bytes a row where (id, row) pairs took 16
-    // (68 MB at 100x). Ids mostly rise with the row already, so the sort is
-    // skipped when they do.
-    const std::vector<int64_t>& corr = api.correlation_id;
-    std::vector<uint32_t> rows;
-    rows.reserve(api.size());
-    for (size_t i = 0; i < api.size(); ++i)
-      if (IsValid(corr[i])) rows.push_back(static_cast<uint32_t>(i));
-    auto before = [&](uint32_t a, uint32_t b) { return corr[a] != corr[b] ? corr[a] < corr[b] : a < b; };
-    if (!std::is_sorted(rows.begin(), rows.end(), before)) std::sort(rows.begin(), rows.end(), before);
-    tl.corr_keys.reserve(rows.size());
-    tl.corr_rows.reserve(rows.size());
-    for (uint32_t row : rows) {
-      if (!tl.corr_keys.empty() && tl.corr_keys.back() == corr[row]) continue;  // the first row wins
-      tl.corr_keys.push_back(corr[row]);
-      tl.corr_rows.push_back(row);
-    }
-    tl.IndexCorrelations();
-  }
+  CorrelationIndex corr_index;
+  corr_index.Build(api);
   {
     // HtoD memcpy correlation ids, to tell copy-then-sync from other syncs.
     std::vector<int64_t> h2d_corr;
@@ -410,7 +423,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
           kind != model::SyncKind::kContextSynchronize)
         continue;
       if (!Valid(sy.start_ns[i], sy.end_ns[i])) continue;
-      if (IsValid(sy.correlation_id[i]) && tl.FindApiRow(sy.correlation_id[i]) != UINT32_MAX)
+      if (IsValid(sy.correlation_id[i]) && corr_index.FindRow(sy.correlation_id[i]) != UINT32_MAX)
         continue;
       tl.blocking_sync_rows.push_back(static_cast<uint32_t>(i));
     }
@@ -519,7 +532,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
       std::vector<int64_t> dev_end(host_steps.size(), kMissingI64);
       std::vector<int64_t> dev_count(host_steps.size(), 0);
       for (const GpuOp& op : dev_ops) {
-        uint32_t row = tl.FindApiRow(op.correlation_id);
+        uint32_t row = corr_index.FindRow(op.correlation_id);
         if (row == UINT32_MAX) continue;
         int64_t t = api.start_ns[row];
         auto it = std::upper_bound(host_steps.begin(), host_steps.end(), t,
@@ -640,12 +653,12 @@ Timeline BuildTimeline(const model::Trace& trace) {
         uint32_t erow = srow == UINT32_MAX ? covering_sync_event(g0) : UINT32_MAX;
         if (srow != UINT32_MAX) {
           g.cause = row_is_h2d[srow] ? IdleCause::kH2dSync : IdleCause::kSync;
-          g.sync_api_row = srow;
+          g.set_sync_api_row(srow);
         } else if (erow != UINT32_MAX) {
           g.cause = IdleCause::kSync;
-          g.sync_event_row = erow;
+          g.set_sync_event_row(erow);
         } else {
-          uint32_t row = IsValid(next_corr) ? tl.FindApiRow(next_corr) : UINT32_MAX;
+          uint32_t row = IsValid(next_corr) ? corr_index.FindRow(next_corr) : UINT32_MAX;
           if (row != UINT32_MAX && api.start_ns[row] > g0) {
             // HTA host_wait: launch cadence unless the wait is long (decided below).
             g.cause = IdleCause::kHostLaunch;
@@ -744,9 +757,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
 
   // Launch calls: attributed to the device of their first GPU op (one pass).
   {
-    std::vector<int32_t> dev_of_corr(tl.corr_keys.size(), kMissingI32);
+    std::vector<int32_t> dev_of_corr(corr_index.size(), kMissingI32);
     auto note = [&](int64_t corr, int32_t dev) {
-      const size_t i = tl.FindCorrIndex(corr);
+      const size_t i = corr_index.Find(corr);
       if (i != SIZE_MAX && !IsValid(dev_of_corr[i])) dev_of_corr[i] = dev;
     };
     for (size_t i = 0; i < k.size(); ++i)
@@ -754,7 +767,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
     for (size_t i = 0; i < api.size(); ++i) {
       if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
       if (!api_is_launch[i]) continue;
-      const size_t ci = tl.FindCorrIndex(api.correlation_id[i]);
+      const size_t ci = corr_index.Find(api.correlation_id[i]);
       const int32_t dev = ci == SIZE_MAX ? kMissingI32 : dev_of_corr[ci];
       for (DeviceTimeline& d : tl.devices) {
         bool mine = IsValid(dev) ? d.device_id == dev : tl.devices.size() == 1;

@@ -45,6 +45,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -100,29 +101,51 @@ inline constexpr std::string_view kOneOffGapFindingId = "idle.one_off_gap";
 // kKernelWaitThresholdNs: HTA's consecutive_kernel_delay (30 trace units = 30 µs in Kineto JSON).
 inline constexpr int64_t kKernelWaitThresholdNs = 30 * kNsPerUs;
 
-// IdleGap: one attributed piece of idle time. Kept to 48 bytes: a
-// 2 M-event trace has about as many gaps as kernels.
+// IdleGap: one attributed piece of idle time. Kept to 40 bytes: a
+// 21 M-event trace has 2.2 M gaps (106 MB at 48 bytes).
 struct IdleGap {
   int64_t start_ns = 0;  // the whole gap this piece comes from
   int64_t end_ns = 0;
   int64_t attributed_ns = 0;  // the piece's length (== end-start unless split)
+  int32_t step_index = -1;    // index into DeviceTimeline::steps
+  // kHostLaunch/kHostBusy: the late launch call that ended the gap.
+  uint32_t launch_api_row = UINT32_MAX;
   IdleCause cause = IdleCause::kOther;
   bool one_off = false;  // see the file comment
   // edge: no step markers, and the gap lies before the first kernel or after
   // the last (set-up / teardown); always one-off.
   bool edge = false;
-  bool host_what_is_api = false;
-  int32_t step_index = -1;    // index into DeviceTimeline::steps
-  uint32_t sync_api_row = UINT32_MAX;  // kSync/kH2dSync: the blocking call
-  // kSync with no blocking API call covering the gap: the cuda_sync event
-  // (row of trace.syncs) that does.
-  uint32_t sync_event_row = UINT32_MAX;
-  // kHostLaunch/kHostBusy: the late launch call that ended the gap, and (kHostBusy)
-  // the CPU work that took most of the host's wait (HostTally crediting).
-  uint32_t launch_api_row = UINT32_MAX;
-  uint32_t host_what_row = UINT32_MAX;
-  HostItemRef host_what() const { return {host_what_row, host_what_is_api}; }
+
+  // What the cause names, one row at most (a gap has one cause):
+  // sync_api_row: kSync/kH2dSync, the blocking call, or UINT32_MAX.
+  uint32_t sync_api_row() const { return cause_row_kind_ == RowKind::kSyncApi ? cause_row_ : UINT32_MAX; }
+  // sync_event_row: kSync with no blocking API call covering the gap, the
+  // cuda_sync event (row of trace.syncs) that does; else UINT32_MAX.
+  uint32_t sync_event_row() const {
+    return cause_row_kind_ == RowKind::kSyncEvent ? cause_row_ : UINT32_MAX;
+  }
+  // host_what: kHostBusy, the CPU work that took most of the host's wait
+  // (HostTally crediting); else an invalid ref.
+  HostItemRef host_what() const {
+    if (cause_row_kind_ == RowKind::kHostRange) return {cause_row_, false};
+    if (cause_row_kind_ == RowKind::kHostApi) return {cause_row_, true};
+    return {};
+  }
+  // Setters of the one row above (each replaces any other).
+  void set_sync_api_row(uint32_t row) { SetRow(row, RowKind::kSyncApi); }
+  void set_sync_event_row(uint32_t row) { SetRow(row, RowKind::kSyncEvent); }
+  void set_host_what(HostItemRef ref) { SetRow(ref.row, ref.is_api ? RowKind::kHostApi : RowKind::kHostRange); }
+
+ private:
+  enum class RowKind : uint8_t { kNone, kSyncApi, kSyncEvent, kHostRange, kHostApi };
+  void SetRow(uint32_t row, RowKind kind) {
+    cause_row_ = row;
+    cause_row_kind_ = row == UINT32_MAX ? RowKind::kNone : kind;
+  }
+  RowKind cause_row_kind_ = RowKind::kNone;  // beside the public bytes: 40, not 48
+  uint32_t cause_row_ = UINT32_MAX;
 };
+static_assert(sizeof(IdleGap) == 40);
 
 // DeviceTimeline: one device with GPU events.
 struct DeviceTimeline {
@@ -152,6 +175,52 @@ struct DeviceTimeline {
   int64_t kernel_ns = 0;            // summed kernel durations inside the windows
 };
 
+// CorrelationIndex: correlation id → api row (launch or copy call; the first
+// row of an id wins), for GPU→host links while a timeline is built.
+// Where every api row has a valid id and the ids rise with the row (Kineto
+// and nsys exports as a rule: the table is sorted by start, ids are handed
+// out in call order), it views the table's column instead of copying keys
+// and rows (51 MB at the timeline's peak of a 21 M-event trace), so it must
+// not outlive the table it was built from; copying it is not allowed.
+class CorrelationIndex {
+ public:
+  CorrelationIndex() = default;
+  CorrelationIndex(const CorrelationIndex&) = delete;
+  CorrelationIndex& operator=(const CorrelationIndex&) = delete;
+  // Build: the index of `api` (bucketed, as Index()).
+  void Build(const model::ApiTable& api);
+  // Assign: explicit ids (sorted, distinct) and their rows, not bucketed.
+  void Assign(std::vector<int64_t> keys, std::vector<uint32_t> rows);
+  // Index: bucket the ids so a search reads a few of them: one bucket per
+  // four ids, whatever holes the ids have.
+  void Index();
+  size_t size() const { return keys_.size(); }
+  bool indexed() const { return !bucket_.empty(); }
+  // buckets: the bucket directory's entries (0 before Index()).
+  size_t buckets() const { return bucket_.size(); }
+  // views_table: true when the ids are the api table's own column.
+  bool views_table() const { return keys_.data() != own_keys_.data() || keys_.empty(); }
+  // Find: the index of this id among the ids, or SIZE_MAX.
+  size_t Find(int64_t correlation_id) const;
+  // RowAt: the api row of the id at `index` (< size()).
+  uint32_t RowAt(size_t index) const { return rows_.empty() ? static_cast<uint32_t>(index) : rows_[index]; }
+  // KeyAt: the id at `index` (< size()).
+  int64_t KeyAt(size_t index) const { return keys_[index]; }
+  // FindRow: the api row with this id, or UINT32_MAX.
+  uint32_t FindRow(int64_t correlation_id) const {
+    const size_t i = Find(correlation_id);
+    return i == SIZE_MAX ? UINT32_MAX : RowAt(i);
+  }
+
+ private:
+  std::vector<int64_t> own_keys_;   // the ids when they are not the table's column
+  std::span<const int64_t> keys_;   // sorted, distinct
+  std::vector<uint32_t> rows_;      // api row of keys_[i]; empty: row i
+  // bucket_: where each bucket of 2^shift_ ids starts in keys_ (plus an end).
+  std::vector<uint32_t> bucket_;
+  int shift_ = 0;
+};
+
 // Timeline: everything above for one trace.
 struct Timeline {
   std::vector<DeviceTimeline> devices;  // by device id
@@ -163,21 +232,6 @@ struct Timeline {
   // runtime call of the same correlation id (the call, when present, decides):
   // the evidence when runtime events are missing. By start.
   std::vector<uint32_t> blocking_sync_rows;
-  // api row of each correlation id (launch or copy call), for GPU→host links.
-  std::vector<int64_t> corr_keys;       // sorted correlation ids
-  std::vector<uint32_t> corr_rows;      // api row for corr_keys[i]
-  // corr_bucket: where each bucket of 2^corr_shift ids starts in corr_keys
-  // (plus an end), made by IndexCorrelations(); empty: none.
-  std::vector<uint32_t> corr_bucket;
-  int corr_shift = 0;
-  // IndexCorrelations: bucket corr_keys (sorted, distinct) so FindApiRow
-  // searches a few keys: one bucket per four keys, whatever holes the ids
-  // have. Call again after changing corr_keys.
-  void IndexCorrelations();
-  // FindCorrIndex: the index of this correlation id in corr_keys, or SIZE_MAX.
-  size_t FindCorrIndex(int64_t correlation_id) const;
-  // FindApiRow: the api row with this correlation id, or UINT32_MAX.
-  uint32_t FindApiRow(int64_t correlation_id) const;
   // StepIndexAt: index of the window of `device` containing t, or -1.
   static int32_t StepIndexAt(const DeviceTimeline& device, int64_t t);
   // Primary: the device with the most kernel time, or nullptr.

@@ -410,46 +410,87 @@ TEST(Timeline, BusyAndStartersOverKernelsCopiesAndSetsInAnyMix) {
   }
 }
 
-TEST(Timeline, FindApiRowEqualsTheBinarySearchOverAllKeys) {
+TEST(Timeline, CorrelationIndexFindEqualsTheBinarySearchOverAllKeys) {
   // Keys without holes, with a few, with many, negative and near the int64
-  // ends, without and with the bucket directory: FindApiRow finds exactly
+  // ends, without and with the bucket directory: FindRow finds exactly
   // what lower_bound over every key finds, for ids inside, between and
   // outside the keys.
   std::mt19937_64 rng(7);
   for (int64_t gap_every : {0, 50, 3, 1}) {
     for (int64_t first : {int64_t{1}, int64_t{-1000}, std::numeric_limits<int64_t>::min() + 5,
                           std::numeric_limits<int64_t>::max() - 5000}) {
-      Timeline tl;
+      std::vector<int64_t> keys;
+      std::vector<uint32_t> rows;
       int64_t id = first;
       for (uint32_t row = 0; row < 2000 && id < std::numeric_limits<int64_t>::max() - 10; ++row) {
-        tl.corr_keys.push_back(id);
-        tl.corr_rows.push_back(row * 3);
+        keys.push_back(id);
+        rows.push_back(row * 3);
         id += 1 + (gap_every > 0 && rng() % static_cast<uint64_t>(gap_every) == 0 ? rng() % 40 : 0);
       }
       auto expect = [&](int64_t q) {
-        auto it = std::lower_bound(tl.corr_keys.begin(), tl.corr_keys.end(), q);
-        return it == tl.corr_keys.end() || *it != q
-                   ? UINT32_MAX
-                   : tl.corr_rows[static_cast<size_t>(it - tl.corr_keys.begin())];
+        auto it = std::lower_bound(keys.begin(), keys.end(), q);
+        return it == keys.end() || *it != q ? UINT32_MAX : rows[static_cast<size_t>(it - keys.begin())];
       };
-      const int64_t lo = tl.corr_keys.front(), hi = tl.corr_keys.back();
+      CorrelationIndex index;
+      index.Assign(keys, rows);
+      const int64_t lo = keys.front(), hi = keys.back();
       for (bool indexed : {false, true}) {
-        if (indexed) tl.IndexCorrelations();
-        EXPECT_EQ(tl.corr_bucket.empty(), !indexed);
-        EXPECT_LE(tl.corr_bucket.size(), tl.corr_keys.size() / 4 + 2);
+        if (indexed) index.Index();
+        EXPECT_EQ(index.indexed(), indexed);
+        EXPECT_LE(index.buckets(), keys.size() / 4 + 2);
+        EXPECT_FALSE(index.views_table());
         for (int64_t q = lo - 3; q <= hi + 3 && q >= lo - 3; ++q) {
-          ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
-          const size_t i = tl.FindCorrIndex(q);
-          ASSERT_EQ(i == SIZE_MAX ? UINT32_MAX : tl.corr_rows[i], expect(q)) << "id " << q;
-          if (i != SIZE_MAX) ASSERT_EQ(tl.corr_keys[i], q);
+          ASSERT_EQ(index.FindRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
+          const size_t i = index.Find(q);
+          ASSERT_EQ(i == SIZE_MAX ? UINT32_MAX : index.RowAt(i), expect(q)) << "id " << q;
+          if (i != SIZE_MAX) ASSERT_EQ(index.KeyAt(i), q);
         }
         for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
                           int64_t{0}})
-          ASSERT_EQ(tl.FindApiRow(q), expect(q)) << "id " << q;
+          ASSERT_EQ(index.FindRow(q), expect(q)) << "id " << q;
       }
     }
   }
-  EXPECT_EQ(Timeline().FindApiRow(5), UINT32_MAX);
+  EXPECT_EQ(CorrelationIndex().FindRow(5), UINT32_MAX);
+}
+
+TEST(Timeline, CorrelationIndexViewsARisingColumnAndCopiesAnyOther) {
+  // Rising valid ids: the index is the column itself (no copy), row = index.
+  // A missing id, a repeat (the first row wins) or a fall: a sorted copy.
+  auto table = [](const std::vector<int64_t>& ids) {
+    model::ApiTable api;
+    for (int64_t id : ids) {
+      model::ApiRow r;
+      r.correlation_id = id;
+      api.Append(r);
+    }
+    return api;
+  };
+  {
+    const model::ApiTable api = table({3, 5, 9, 10});
+    CorrelationIndex index;
+    index.Build(api);
+    EXPECT_TRUE(index.views_table());
+    EXPECT_EQ(index.size(), 4u);
+    EXPECT_EQ(index.FindRow(9), 2u);
+    EXPECT_EQ(index.FindRow(4), UINT32_MAX);
+    EXPECT_EQ(index.FindRow(11), UINT32_MAX);
+  }
+  for (const std::vector<int64_t>& ids :
+       {std::vector<int64_t>{3, kMissingI64, 9}, std::vector<int64_t>{3, 9, 9, 12},
+        std::vector<int64_t>{9, 3, 12, 3}}) {
+    const model::ApiTable api = table(ids);
+    CorrelationIndex index;
+    index.Build(api);
+    EXPECT_FALSE(index.views_table());
+    for (size_t row = 0; row < ids.size(); ++row) {
+      if (!IsValid(ids[row])) continue;
+      const auto first = static_cast<uint32_t>(std::find(ids.begin(), ids.end(), ids[row]) - ids.begin());
+      EXPECT_EQ(index.FindRow(ids[row]), first) << "id " << ids[row];
+    }
+    EXPECT_EQ(index.FindRow(kMissingI64), UINT32_MAX);
+    EXPECT_EQ(index.FindRow(5), UINT32_MAX);
+  }
 }
 
 }  // namespace
