@@ -1,6 +1,11 @@
 #include "base/memory_tuning.h"
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include <cstdint>
 
 #include <cstdlib>
 #if defined(__GLIBC__)
@@ -71,6 +76,20 @@ void TuneMemoryForBatch(char** argv) {
   unsetenv(kMarker);
 #else
   (void)argv;
+#endif
+}
+
+void ReleaseUnusedPages(void* begin, size_t bytes) {
+#if defined(__linux__)
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  if (page == 0 || bytes < page) return;
+  const auto b = reinterpret_cast<uintptr_t>(begin);
+  const uintptr_t first = (b + page - 1) / page * page;  // whole pages only:
+  const uintptr_t last = (b + bytes) / page * page;      // the edges may hold data
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+#else
+  (void)begin;
+  (void)bytes;
 #endif
 }
 

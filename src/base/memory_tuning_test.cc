@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <string>
 
@@ -64,6 +68,26 @@ TEST(MemoryTuning, CanBeTurnedOff) {
     return;
   }
   EXPECT_EQ(out, "- | - | - | mmap\n");  // glibc's defaults map a block this large
+}
+
+TEST(MemoryTuning, ReleaseUnusedPagesZeroesWholePagesOnly) {
+  // The whole pages inside the range read as zero afterwards; the bytes
+  // before and after it, and the partial pages at its edges, keep their data.
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t size = 16 * page;
+  auto* buf = static_cast<unsigned char*>(std::aligned_alloc(page, size));
+  ASSERT_NE(buf, nullptr);
+  std::memset(buf, 0xAB, size);
+  const size_t from = 100, to = size - 100;  // [from, to): pages 1..14 whole
+  gpuwhy::ReleaseUnusedPages(buf + from, to - from);
+  for (size_t i = 0; i < size; ++i) {
+    const bool released = i >= page && i < 15 * page;
+    ASSERT_EQ(buf[i], released ? 0 : 0xAB) << "byte " << i;
+  }
+  gpuwhy::ReleaseUnusedPages(buf + 10, page - 20);  // no whole page: untouched
+  EXPECT_EQ(buf[10], 0xAB);
+  EXPECT_EQ(buf[page - 11], 0xAB);
+  std::free(buf);
 }
 
 }  // namespace

@@ -346,7 +346,7 @@ class Trace {
 
   // event_count: rows across all event tables (for throughput figures).
   size_t event_count() const;
-  // memory_bytes: approximate heap bytes of the model.
+  // memory_bytes: approximate bytes of the model: strings and the tables' rows.
   size_t memory_bytes() const;
   // TimeExtent: [min start, max end] over GPU and host events; missing when empty.
   std::pair<int64_t, int64_t> TimeExtent() const;

@@ -95,6 +95,84 @@ TEST(Trace, FinalizeOrdersRowsAsAStableSortWouldForEveryRunShape) {
   }
 }
 
+TEST(Table, PermuteMovesEveryColumnOfARow) {
+  // Every column type (int32, int64, float, StringId, an enum, bool), tables
+  // from 0 to past the prefetch distance: row i after Permute(order) is the
+  // row order[i] was, in every column.
+  std::mt19937_64 rng(5);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{15}, size_t{17}, size_t{5000}}) {
+    KernelTable k;
+    MemcpyTable m;
+    GpuProcessTable g;
+    for (size_t i = 0; i < n; ++i) {
+      KernelRow r;
+      r.device_id = static_cast<int32_t>(i);
+      r.start_ns = static_cast<int64_t>(i) * 3;
+      r.name = static_cast<StringId>(i + 7);
+      r.warps_per_sm = static_cast<float>(i) / 4;
+      k.Append(r);
+      MemcpyRow c;
+      c.copy_kind = i % 2 == 0 ? CopyKind::kHtoD : CopyKind::kDtoH;
+      c.bytes = static_cast<int64_t>(i);
+      m.Append(c);
+      GpuProcessRow p;
+      p.pid = static_cast<int32_t>(i);
+      p.is_profiled = i % 3 == 0;
+      g.Append(p);
+    }
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::shuffle(order.begin(), order.end(), rng);
+    k.Permute(order);
+    m.Permute(order);
+    g.Permute(order);
+    ASSERT_EQ(k.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t was = order[i];
+      ASSERT_EQ(k.device_id[i], static_cast<int32_t>(was));
+      ASSERT_EQ(k.start_ns[i], static_cast<int64_t>(was) * 3);
+      ASSERT_EQ(k.name[i], static_cast<StringId>(was + 7));
+      ASSERT_EQ(k.warps_per_sm[i], static_cast<float>(was) / 4);
+      ASSERT_EQ(m.copy_kind[i], was % 2 == 0 ? CopyKind::kHtoD : CopyKind::kDtoH);
+      ASSERT_EQ(m.bytes[i], static_cast<int64_t>(was));
+      ASSERT_FALSE(IsValid(k.end_ns[i]));  // missing stays missing
+      ASSERT_EQ(g.pid[i], static_cast<int32_t>(was));
+      ASSERT_EQ(g.is_profiled[i], was % 3 == 0);
+    }
+  }
+}
+
+TEST(Table, ReleaseSpareCapacityKeepsRowsAndRoomToGrow) {
+  // Spare capacity whose pages went back to the system: the rows are intact,
+  // capacity is unchanged, and rows appended into it read back as written.
+  KernelTable k;
+  k.Reserve(200000);  // several pages of spare capacity in every column
+  for (int64_t i = 0; i < 1000; ++i) {
+    KernelRow r;
+    r.start_ns = i;
+    r.name = static_cast<StringId>(i);
+    k.Append(r);
+  }
+  const size_t cap = k.capacity();
+  k.ReleaseSpareCapacity();
+  EXPECT_EQ(k.capacity(), cap);
+  ASSERT_EQ(k.size(), 1000u);
+  for (int64_t i = 0; i < 1000; ++i) {
+    ASSERT_EQ(k.start_ns[static_cast<size_t>(i)], i);
+    ASSERT_EQ(k.name[static_cast<size_t>(i)], static_cast<StringId>(i));
+  }
+  for (int64_t i = 1000; i < 150000; ++i) {
+    KernelRow r;
+    r.start_ns = i;
+    k.Append(r);
+  }
+  EXPECT_EQ(k.capacity(), cap);
+  for (int64_t i = 0; i < 150000; ++i) ASSERT_EQ(k.start_ns[static_cast<size_t>(i)], i);
+  KernelTable one;
+  one.Append(KernelRow{});
+  EXPECT_EQ(k.memory_bytes(), k.size() * one.memory_bytes());  // spare capacity is not counted
+}
+
 // TwoKernels: a small finalized trace for the comparison tests.
 Trace TwoKernels() {
   Trace t;

@@ -3004,7 +3004,9 @@ void KinetoParser::Finish() {
     if (saw_hip_) d.vendor = model::Vendor::kAmd;
     else if (saw_cuda_) d.vendor = model::Vendor::kNvidia;
   }
-  trace_.ForEachEventTable([](auto& table) { table.ShrinkToFit(); });
+  // The tables' growth left spare capacity: its pages go back to the system
+  // (copying every column to exact size cost a 21 M-event import 0.25 s).
+  trace_.ForEachEventTable([](auto& table) { table.ReleaseSpareCapacity(); });
 }
 
 }  // namespace
