@@ -112,41 +112,51 @@ std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t 
 
 std::vector<double> CappedSumIntegrals(const std::vector<ValueSpan>& spans, double cap,
                                        const std::vector<std::pair<int64_t, int64_t>>& windows) {
-  std::vector<double> out(windows.size(), 0.0);
-  if (windows.empty()) return out;
-  int64_t lo = windows.front().first, hi = windows.front().second;
-  for (const auto& [a, b] : windows) {
-    lo = std::min(lo, a);
-    hi = std::max(hi, b);
+  CappedSumSweep sweep(windows, cap, spans.size());
+  for (const ValueSpan& s : spans) sweep.Add(s.start_ns, s.end_ns, s.value);
+  return sweep.Integrals();
+}
+
+CappedSumSweep::CappedSumSweep(std::vector<std::pair<int64_t, int64_t>> windows, double cap,
+                               size_t expected_spans)
+    : windows_(std::move(windows)), cap_(cap) {
+  if (windows_.empty()) return;
+  lo_ = windows_.front().first;
+  hi_ = windows_.front().second;
+  for (const auto& [a, b] : windows_) {
+    lo_ = std::min(lo_, a);
+    hi_ = std::max(hi_, b);
   }
-  struct Edge {
-    int64_t t;
-    double dv;
-  };
-  std::vector<Edge> edges;
-  edges.reserve(spans.size() * 2);
-  for (const ValueSpan& s : spans) {
-    const int64_t a = std::max(s.start_ns, lo);
-    const int64_t b = std::min(s.end_ns, hi);
-    if (a >= b) continue;
-    edges.push_back({a, s.value});
-    edges.push_back({b, -s.value});
-  }
-  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
+  edges_.reserve(expected_spans * 2);
+}
+
+void CappedSumSweep::Add(int64_t start_ns, int64_t end_ns, double value) {
+  if (windows_.empty()) return;
+  const int64_t a = std::max(start_ns, lo_);
+  const int64_t b = std::min(end_ns, hi_);
+  if (a >= b) return;
+  edges_.push_back({a, value});
+  edges_.push_back({b, -value});
+}
+
+std::vector<double> CappedSumSweep::Integrals() {
+  std::vector<double> out(windows_.size(), 0.0);
+  std::sort(edges_.begin(), edges_.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
   double sum = 0;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    sum += edges[i].dv;
-    if (i + 1 < edges.size() && edges[i + 1].t > edges[i].t) {
+  for (size_t i = 0; i < edges_.size(); ++i) {
+    sum += edges_[i].dv;
+    if (i + 1 < edges_.size() && edges_[i + 1].t > edges_[i].t) {
       // Why the clamp at 0: float cancellation can leave -1e-17 after a span ends.
-      const double v = std::clamp(sum, 0.0, cap);
+      const double v = std::clamp(sum, 0.0, cap_);
       if (v == 0.0) continue;
-      for (size_t w = 0; w < windows.size(); ++w) {
-        const int64_t a = std::max(edges[i].t, windows[w].first);
-        const int64_t b = std::min(edges[i + 1].t, windows[w].second);
+      for (size_t w = 0; w < windows_.size(); ++w) {
+        const int64_t a = std::max(edges_[i].t, windows_[w].first);
+        const int64_t b = std::min(edges_[i + 1].t, windows_[w].second);
         if (b > a) out[w] += v * static_cast<double>(b - a);
       }
     }
   }
+  std::vector<Edge>().swap(edges_);
   return out;
 }
 

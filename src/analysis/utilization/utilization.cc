@@ -62,8 +62,17 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   const int32_t sm_count = dev != nullptr ? dev->sm_count : kMissingI32;
   const auto& k = t.kernels;
 
-  std::vector<ValueSpan> fill;
-  fill.reserve(ks.size());  // at most one per kernel; unused capacity is never touched
+  // SM fill: one sweep for the device, kernel-active and verdict windows.
+  std::vector<std::pair<int64_t, int64_t>> wins = {{du.window_start_ns, du.window_end_ns}};
+  auto add = [&](const ActiveWindow& w) {
+    if (w.busy == nullptr || w.end_ns <= w.start_ns) return -1;
+    wins.emplace_back(w.start_ns, w.end_ns);
+    return static_cast<int>(wins.size()) - 1;
+  };
+  const int ai = add(active), ui = add(user);
+  // At most one span per kernel; unused capacity is never touched.
+  CappedSumSweep fill(std::move(wins), 1.0, ks.size());
+  size_t fill_spans = 0;
   double total = 0, with_bpsm = 0, occ_w = 0, occ_sum = 0, tc = 0, triton = 0, graph = 0;
   std::array<double, kKernelClassCount> cls{};
   bool occ_from_arg = false, occ_computed = false, bpsm_from_arg = false, bpsm_computed = false;
@@ -85,7 +94,8 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
     if (IsValid(bpsm)) {
       (kf.blocks_per_sm_from_arg ? bpsm_from_arg : bpsm_computed) = true;
       with_bpsm += dur;
-      fill.push_back({kr.start, kr.end, bpsm});
+      fill.Add(kr.start, kr.end, bpsm);
+      ++fill_spans;
     }
     const double occ = kf.occupancy_ratio;
     if (IsValid(occ)) (kf.occupancy_from_arg ? occ_from_arg : occ_computed) = true;
@@ -96,16 +106,8 @@ void FillKernelFigures(const model::Trace& t, const std::vector<KernelRef>& ks,
   }
   du.kernel_time_ns = static_cast<int64_t>(total);
   const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
-  if (!fill.empty() && window > 0) {
-    // One sweep for the device, kernel-active and verdict windows.
-    std::vector<std::pair<int64_t, int64_t>> wins = {{du.window_start_ns, du.window_end_ns}};
-    auto add = [&](const ActiveWindow& w) {
-      if (w.busy == nullptr || w.end_ns <= w.start_ns) return -1;
-      wins.emplace_back(w.start_ns, w.end_ns);
-      return static_cast<int>(wins.size()) - 1;
-    };
-    const int ai = add(active), ui = add(user);
-    const std::vector<double> integral = CappedSumIntegrals(fill, 1.0, wins);
+  if (fill_spans > 0 && window > 0) {
+    const std::vector<double> integral = fill.Integrals();
     du.sm_fill_ratio.value = integral[0] / window;
     du.sm_fill_active_ratio =
         ai < 0 ? du.sm_fill_ratio.value
