@@ -25,6 +25,7 @@
 #define GPUWHY_COL_RESERVE(type, name, def) name.reserve(n);
 #define GPUWHY_COL_BYTES(type, name, def) b += name.size() * sizeof(type);
 #define GPUWHY_COL_PERMUTE(type, name, def) ::gpuwhy::model::ApplyPermutation(name, order, scratch);
+#define GPUWHY_COL_SHRINK(type, name, def) name.shrink_to_fit();
 #define GPUWHY_COL_RELEASE_SPARE(type, name, def) ::gpuwhy::model::ReleaseSpareCapacity(name);
 #define GPUWHY_COL_CLEAR(type, name, def) name.clear();
 #define GPUWHY_COL_CAPACITY(type, name, def) c = name.capacity() < c ? name.capacity() : c;
@@ -168,6 +169,7 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
       std::vector<std::byte> scratch;                                     \
       COLS(GPUWHY_COL_PERMUTE)                                            \
     }                                                                     \
+    void ShrinkToFit() { COLS(GPUWHY_COL_SHRINK) }                        \
     /* ReleaseSpareCapacity: the columns' unused capacity goes back to    \
        the system, without copying (ReleaseSpareCapacity above). */      \
     void ReleaseSpareCapacity() { COLS(GPUWHY_COL_RELEASE_SPARE) }        \
