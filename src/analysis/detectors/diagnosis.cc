@@ -4,8 +4,6 @@
 #include "analysis/throughput/throughput.h"
 
 #include <algorithm>
-#include <atomic>
-#include <future>
 #include <span>
 #include <cctype>
 #include <cmath>
@@ -22,6 +20,7 @@
 #include "analysis/detectors/multi_gpu_detector.h"
 #include "analysis/detectors/timeline.h"
 #include "analysis/utilization/utilization.h"
+#include "base/parallel.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -253,16 +252,10 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   // they took 34 ms on one thread, 13 of them in launch_bound.
   const std::span<const DetectorEntry> registry = DetectorRegistry();
   std::vector<std::vector<Finding>> found(registry.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < registry.size(); i = next++) {
-      found[i] = registry[i].fn(in);
-      for (Finding& f : found[i]) PredictStepAfterFix(f, tl);
-    }
-  };
-  std::future<void> helper = std::async(std::launch::async, work);
-  work();
-  helper.get();
+  ForEachIndexOnTwoThreads(registry.size(), [&](size_t i) {
+    found[i] = registry[i].fn(in);
+    for (Finding& f : found[i]) PredictStepAfterFix(f, tl);
+  });
   for (std::vector<Finding>& got : found)
     for (Finding& f : got) r.findings.push_back(std::move(f));
   if (owned != nullptr)  // only the detectors read the gaps

@@ -1,9 +1,9 @@
 #include "analysis/detectors/host_activity.h"
 
 #include <algorithm>
-#include <atomic>
-#include <future>
 #include <map>
+
+#include "base/parallel.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -293,13 +293,7 @@ void ComputeHostBreakdowns(const model::Trace& t, const std::vector<bool>& is_la
         }
   }
   if (disjoint && t.ranges.size() + t.api_calls.size() >= kParallelSweepRows) {
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t gi; (gi = next.fetch_add(1)) < groups.size();) sweep_group(groups[gi]);
-    };
-    std::future<void> side = std::async(std::launch::async, worker);
-    worker();
-    side.get();
+    ForEachIndexOnTwoThreads(groups.size(), [&](size_t gi) { sweep_group(groups[gi]); });
   } else {
     for (const auto& g : groups) sweep_group(g);
   }
