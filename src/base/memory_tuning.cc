@@ -6,7 +6,6 @@
 #endif
 
 #include <cstdint>
-
 #include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>

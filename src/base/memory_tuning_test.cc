@@ -1,13 +1,12 @@
 #include "base/memory_tuning.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdio>
 #include <string>
 
 namespace {

@@ -165,13 +165,13 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
       size_ = 0;                                                          \
     }                                                                     \
     /* Permute: reorder rows so new row i is old row order[i]. */         \
-    void Permute(const std::vector<uint32_t>& order) {                  \
+    void Permute(const std::vector<uint32_t>& order) {                    \
       std::vector<std::byte> scratch;                                     \
       COLS(GPUWHY_COL_PERMUTE)                                            \
     }                                                                     \
     void ShrinkToFit() { COLS(GPUWHY_COL_SHRINK) }                        \
     /* ReleaseSpareCapacity: the columns' unused capacity goes back to    \
-       the system, without copying (ReleaseSpareCapacity above). */      \
+       the system, without copying (ReleaseSpareCapacity above). */       \
     void ReleaseSpareCapacity() { COLS(GPUWHY_COL_RELEASE_SPARE) }        \
     /* FirstDifferentColumn: name of the first column that differs from   \
        o's in size or bits, or nullptr when the tables are identical. */  \
@@ -179,7 +179,7 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
       COLS(GPUWHY_COL_DIFF)                                               \
       return nullptr;                                                     \
     }                                                                     \
-    /* memory_bytes: bytes of the columns' rows (spare capacity, which   \
+    /* memory_bytes: bytes of the columns' rows (spare capacity, which    \
        importers give back with ReleaseSpareCapacity, is not counted). */ \
     size_t memory_bytes() const {                                         \
       size_t b = 0;                                                       \

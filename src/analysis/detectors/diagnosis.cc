@@ -1,24 +1,22 @@
 #include "analysis/detectors/diagnosis.h"
 
-#include "analysis/steps/step_detector.h"
-#include "analysis/throughput/throughput.h"
-
 #include <algorithm>
-#include <span>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 #include <optional>
+#include <span>
+#include <tuple>
 
 #include "analysis/detectors/counter_detector.h"
 #include "analysis/detectors/detector_registry.h"
-#include "analysis/detectors/prediction.h"
-#include "analysis/gpu_arch/kernel_taxonomy.h"
-#include "analysis/throughput/throughput.h"
 #include "analysis/detectors/multi_gpu_detector.h"
+#include "analysis/detectors/prediction.h"
 #include "analysis/detectors/timeline.h"
+#include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/steps/step_detector.h"
+#include "analysis/throughput/throughput.h"
 #include "analysis/utilization/utilization.h"
 #include "base/parallel.h"
 

@@ -79,8 +79,9 @@ class ThreadItems {
 
  private:
   bool RangeKept(size_t i) const {
-    return r_.tid[i] == tid_ && r_.pid[i] == pid_ && r_.kind[i] != model::RangeKind::kGpuUserAnnotation &&
-           !IsValid(r_.step[i]) && Valid(r_.start_ns[i], r_.end_ns[i]);
+    return r_.tid[i] == tid_ && r_.pid[i] == pid_ &&
+           r_.kind[i] != model::RangeKind::kGpuUserAnnotation && !IsValid(r_.step[i]) &&
+           Valid(r_.start_ns[i], r_.end_ns[i]);
   }
   bool ApiKept(size_t i) const {
     return a_.tid[i] == tid_ && a_.pid[i] == pid_ && Valid(a_.start_ns[i], a_.end_ns[i]);

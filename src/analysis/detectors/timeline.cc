@@ -138,6 +138,7 @@ void CorrelationIndex::Build(const model::ApiTable& api) {
     std::vector<int64_t>().swap(own_keys_);
     std::vector<uint32_t>().swap(rows_);
     keys_ = corr;
+    views_table_ = true;
   } else {
     // Rows ordered by (id, row): 4 bytes a row where (id, row) pairs took 16
     // (68 MB at 100x). Ids mostly rise with the row already, so the sort is
@@ -146,8 +147,11 @@ void CorrelationIndex::Build(const model::ApiTable& api) {
     rows.reserve(api.size());
     for (size_t i = 0; i < api.size(); ++i)
       if (IsValid(corr[i])) rows.push_back(static_cast<uint32_t>(i));
-    auto before = [&](uint32_t x, uint32_t y) { return corr[x] != corr[y] ? corr[x] < corr[y] : x < y; };
-    if (!std::is_sorted(rows.begin(), rows.end(), before)) std::sort(rows.begin(), rows.end(), before);
+    auto before = [&](uint32_t x, uint32_t y) {
+      return corr[x] != corr[y] ? corr[x] < corr[y] : x < y;
+    };
+    if (!std::is_sorted(rows.begin(), rows.end(), before))
+      std::sort(rows.begin(), rows.end(), before);
     std::vector<int64_t> keys;
     std::vector<uint32_t> first_rows;
     keys.reserve(rows.size());
@@ -165,6 +169,7 @@ void CorrelationIndex::Build(const model::ApiTable& api) {
 void CorrelationIndex::Assign(std::vector<int64_t> keys, std::vector<uint32_t> rows) {
   own_keys_ = std::move(keys);
   keys_ = own_keys_;
+  views_table_ = false;
   rows_ = std::move(rows);
   bucket_.clear();
   shift_ = 0;
@@ -186,7 +191,8 @@ void CorrelationIndex::Index() {
   size_t i = 0;
   for (size_t b = 0; b <= buckets; ++b) {
     // First key in bucket b or later.
-    while (i < n && ((static_cast<uint64_t>(keys_[i]) - static_cast<uint64_t>(keys_.front())) >> shift_) < b)
+    while (i < n &&
+           ((static_cast<uint64_t>(keys_[i]) - static_cast<uint64_t>(keys_.front())) >> shift_) < b)
       ++i;
     bucket_[b] = static_cast<uint32_t>(i);
   }

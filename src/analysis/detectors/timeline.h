@@ -118,7 +118,9 @@ struct IdleGap {
 
   // What the cause names, one row at most (a gap has one cause):
   // sync_api_row: kSync/kH2dSync, the blocking call, or UINT32_MAX.
-  uint32_t sync_api_row() const { return cause_row_kind_ == RowKind::kSyncApi ? cause_row_ : UINT32_MAX; }
+  uint32_t sync_api_row() const {
+    return cause_row_kind_ == RowKind::kSyncApi ? cause_row_ : UINT32_MAX;
+  }
   // sync_event_row: kSync with no blocking API call covering the gap, the
   // cuda_sync event (row of trace.syncs) that does; else UINT32_MAX.
   uint32_t sync_event_row() const {
@@ -134,7 +136,9 @@ struct IdleGap {
   // Setters of the one row above (each replaces any other).
   void set_sync_api_row(uint32_t row) { SetRow(row, RowKind::kSyncApi); }
   void set_sync_event_row(uint32_t row) { SetRow(row, RowKind::kSyncEvent); }
-  void set_host_what(HostItemRef ref) { SetRow(ref.row, ref.is_api ? RowKind::kHostApi : RowKind::kHostRange); }
+  void set_host_what(HostItemRef ref) {
+    SetRow(ref.row, ref.is_api ? RowKind::kHostApi : RowKind::kHostRange);
+  }
 
  private:
   enum class RowKind : uint8_t { kNone, kSyncApi, kSyncEvent, kHostRange, kHostApi };
@@ -194,16 +198,20 @@ class CorrelationIndex {
   // Index: bucket the ids so a search reads a few of them: one bucket per
   // four ids, whatever holes the ids have.
   void Index();
+  // size: the ids indexed.
   size_t size() const { return keys_.size(); }
+  // indexed: Index() has bucketed the ids (and they are not empty).
   bool indexed() const { return !bucket_.empty(); }
   // buckets: the bucket directory's entries (0 before Index()).
   size_t buckets() const { return bucket_.size(); }
   // views_table: true when the ids are the api table's own column.
-  bool views_table() const { return keys_.data() != own_keys_.data() || keys_.empty(); }
+  bool views_table() const { return views_table_; }
   // Find: the index of this id among the ids, or SIZE_MAX.
   size_t Find(int64_t correlation_id) const;
   // RowAt: the api row of the id at `index` (< size()).
-  uint32_t RowAt(size_t index) const { return rows_.empty() ? static_cast<uint32_t>(index) : rows_[index]; }
+  uint32_t RowAt(size_t index) const {
+    return rows_.empty() ? static_cast<uint32_t>(index) : rows_[index];
+  }
   // KeyAt: the id at `index` (< size()).
   int64_t KeyAt(size_t index) const { return keys_[index]; }
   // FindRow: the api row with this id, or UINT32_MAX.
@@ -213,9 +221,10 @@ class CorrelationIndex {
   }
 
  private:
-  std::vector<int64_t> own_keys_;   // the ids when they are not the table's column
-  std::span<const int64_t> keys_;   // sorted, distinct
-  std::vector<uint32_t> rows_;      // api row of keys_[i]; empty: row i
+  bool views_table_ = false;
+  std::vector<int64_t> own_keys_;  // the ids when they are not the table's column
+  std::span<const int64_t> keys_;  // sorted, distinct
+  std::vector<uint32_t> rows_;     // api row of keys_[i]; empty: row i
   // bucket_: where each bucket of 2^shift_ ids starts in keys_ (plus an end).
   std::vector<uint32_t> bucket_;
   int shift_ = 0;

@@ -429,7 +429,8 @@ TEST(Timeline, CorrelationIndexFindEqualsTheBinarySearchOverAllKeys) {
       }
       auto expect = [&](int64_t q) {
         auto it = std::lower_bound(keys.begin(), keys.end(), q);
-        return it == keys.end() || *it != q ? UINT32_MAX : rows[static_cast<size_t>(it - keys.begin())];
+        return it == keys.end() || *it != q ? UINT32_MAX
+                                            : rows[static_cast<size_t>(it - keys.begin())];
       };
       CorrelationIndex index;
       index.Assign(keys, rows);
@@ -485,7 +486,8 @@ TEST(Timeline, CorrelationIndexViewsARisingColumnAndCopiesAnyOther) {
     EXPECT_FALSE(index.views_table());
     for (size_t row = 0; row < ids.size(); ++row) {
       if (!IsValid(ids[row])) continue;
-      const auto first = static_cast<uint32_t>(std::find(ids.begin(), ids.end(), ids[row]) - ids.begin());
+      const auto first =
+          static_cast<uint32_t>(std::find(ids.begin(), ids.end(), ids[row]) - ids.begin());
       EXPECT_EQ(index.FindRow(ids[row]), first) << "id " << ids[row];
     }
     EXPECT_EQ(index.FindRow(kMissingI64), UINT32_MAX);

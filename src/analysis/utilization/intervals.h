@@ -64,7 +64,8 @@ std::vector<double> CappedSumIntegrals(const std::vector<ValueSpan>& spans, doub
 class CappedSumSweep {
  public:
   // `windows`: [lo, hi) pairs; `expected_spans`: to size the edges (0: grow).
-  CappedSumSweep(std::vector<std::pair<int64_t, int64_t>> windows, double cap, size_t expected_spans);
+  CappedSumSweep(std::vector<std::pair<int64_t, int64_t>> windows, double cap,
+                 size_t expected_spans);
   // Add: one span (any order; empty or outside every window: no effect).
   void Add(int64_t start_ns, int64_t end_ns, double value);
   // Integrals: the integral over each window, in window order; call once.
