@@ -61,6 +61,7 @@ void ApplyPermutation(std::vector<T>& col, const std::vector<uint32_t>& order,
   } else {
     static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= alignof(std::max_align_t));
     const size_t n = order.size();
+    if (n == 0) return;  // an empty column's data() may be null, which memcpy may not take
     if (scratch.size() < n * sizeof(T)) scratch.resize(n * sizeof(T));
     T* out = reinterpret_cast<T*>(scratch.data());
     const T* in = col.data();
