@@ -66,7 +66,7 @@ void AddTop(HostBreakdown& b, StringId name, HostItemRef item, int64_t ns) {
 class ThreadItems {
  public:
   ThreadItems(const model::Trace& t, int32_t pid, int64_t tid)
-      : r_(t.ranges), a_(t.api_calls), pid_(pid), tid_(tid), end_(t) {
+      : r_(t.ranges), a_(t.api_calls), pid_(pid), tid_(tid), end_{t} {
     i_ = NextRange(0);
     j_ = NextApi(0);
   }
