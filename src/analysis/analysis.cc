@@ -77,19 +77,17 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
 
-// kOverlapModelBytes: up to this much model (all traces together), the
-// diagnosis timelines are built on a third thread while utilization runs;
-// above it, after utilization, one at a time. The timeline reads no section,
-// so only memory decides: beside utilization, the 100x bench trace (970 MiB
-// of model) peaked at 1.51-1.65 GB instead of 1.39 GB, past the 1.5 GB
-// budget, while the 10x one (99 MB) gains about 0.1 s of 1 s on two cores
-// (docs/performance.md).
-constexpr size_t kOverlapModelBytes = size_t{256} << 20;
-
+// OverlapTimelines: up to model::kLargeModelBytes of model (all traces
+// together), the diagnosis timelines are built on a third thread while
+// utilization runs; above it, after utilization, one at a time. The timeline
+// reads no section, so only memory decides: beside utilization, the 100x
+// bench trace (970 MiB of model) peaked at 1.51-1.65 GB instead of 1.39 GB,
+// past the 1.5 GB budget, while the 10x one (99 MB) gains about 0.1 s of 1 s
+// on two cores (docs/performance.md).
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
   for (const model::Trace& t : traces) bytes += t.memory_bytes();
-  return bytes <= kOverlapModelBytes;
+  return bytes <= model::kLargeModelBytes;
 }
 
 }  // namespace
@@ -159,7 +157,7 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
       AnalyzeHostSections(traces[i], options, out.traces[i]);
   });
   // The diagnosis timelines too, on a third thread, when the traces are small
-  // enough for their memory to overlap utilization's (kOverlapModelBytes).
+  // enough for their memory to overlap utilization's (OverlapTimelines).
   std::future<std::vector<detectors::Timeline>> timelines;
   if (!traces.empty() && OverlapTimelines(traces)) {
     timelines = std::async(std::launch::async, [&] {

@@ -98,7 +98,7 @@ struct RankSummary {
 
 // ReleaseImportSlack: call between importing `traces` and analysing them.
 // Past the size where the analysis trades time for memory (the models
-// together over kOverlapModelBytes, see analysis.cc), gives the heap's free
+// together over model::kLargeModelBytes), gives the heap's free
 // pages, what the import outgrew, back to the system; below it keeps them for
 // the analysis to reuse (faulting fresh pages in again cost the 10x bench
 // trace ~40 ms of 330 for ~10 MiB of peak). Touches no trace.

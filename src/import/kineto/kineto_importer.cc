@@ -45,14 +45,6 @@ using model::SyncKind;
 constexpr size_t kPad = 64;
 constexpr int kMaxDepth = 256;
 
-// kCopySpareModelBytes: up to this model size the finished tables are copied
-// to exact size; past it their spare capacity's pages go back to the system
-// instead (no copy). Measured on the bench traces, 16 and 4 interleaved warm
-// runs: 10x (a 97 MB model) copying 0.365 s median, releasing 0.40 s; 100x
-// (971 MB) the same time either way, releasing 1.31-1.33 M KiB peak against
-// 1.36-1.39 M KiB (the copy of every table was the import's peak).
-constexpr size_t kCopySpareModelBytes = size_t{256} << 20;
-
 // Lex: outcome of one lexer step. kMore means the buffer ended inside the token;
 // the driver refills and retries from the token's start.
 enum class Lex : uint8_t { kOk, kMore, kError };
@@ -3014,8 +3006,12 @@ void KinetoParser::Finish() {
   }
   // The tables' growth left spare capacity. A small model copies its tables
   // to exact size: the old blocks go back to the heap, which the analysis
-  // reuses. A large one gives the spare pages back without copying.
-  if (trace_.memory_bytes() <= kCopySpareModelBytes)
+  // reuses. A large one gives the spare pages back without copying (the copy
+  // was the import's peak). Measured on the bench traces, 16 and 4 interleaved
+  // warm runs: 10x (a 97 MB model) copying 0.365 s median, releasing 0.40 s;
+  // 100x (971 MB) the same time either way, releasing 1.31-1.33 M KiB peak
+  // against 1.36-1.39 M KiB.
+  if (trace_.memory_bytes() <= model::kLargeModelBytes)
     trace_.ForEachEventTable([](auto& table) { table.ShrinkToFit(); });
   else
     trace_.ForEachEventTable([](auto& table) { table.ReleaseSpareCapacity(); });
