@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -95,14 +94,6 @@ struct RankSummary {
   TraceAnalysis analysis;
   detectors::RankDigest digest;
 };
-
-// ReleaseImportSlack: call between importing `traces` and analysing them.
-// Past the size where the analysis trades time for memory (the models
-// together over model::kLargeModelBytes), gives the heap's free
-// pages, what the import outgrew, back to the system; below it keeps them for
-// the analysis to reuse (faulting fresh pages in again cost the 10x bench
-// trace ~40 ms of 330 for ~10 MiB of peak). Touches no trace.
-void ReleaseImportSlack(std::span<const model::Trace> traces);
 
 // SummarizeRank: AnalyzeTrace() and the trace's digest (curve shape and
 // throughput from the utilization section). Pure; input path/size left as

@@ -7,9 +7,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <cstring>
 
 namespace gpuwhy {
@@ -17,7 +14,8 @@ namespace {
 
 constexpr const char* kMarker = "GPUWHY_MEMORY_TUNED";
 // top_pad/trim_threshold: grow in 64 MiB steps, never give memory back
-// mid-run (ReleaseFreeHeap does, at chosen points); mmap_max=0: every block,
+// mid-run (what one stage frees, the next reuses without faulting it in
+// again); mmap_max=0: every block,
 // large ones too, comes from the heap, so what one stage frees the next reuses
 // instead of unmapping it and faulting in fresh zeroed pages; arena_max=1:
 // the analysis and parser worker threads allocate from the same heap, so what
@@ -89,12 +87,6 @@ void ReleaseUnusedPages(void* begin, size_t bytes) {
 #else
   (void)begin;
   (void)bytes;
-#endif
-}
-
-void ReleaseFreeHeap() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
 #endif
 }
 

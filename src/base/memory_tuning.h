@@ -23,15 +23,6 @@ namespace gpuwhy {
 // child processes.
 void TuneMemoryForBatch(char** argv);
 
-// ReleaseFreeHeap: give the heap's free pages back to the system now
-// (malloc_trim). The batch settings above never trim, so what a stage freed
-// stays resident for the next to reuse; where the next needs less, or
-// differently sized blocks, it only raises the peak. Called between a big
-// import and its analysis, and between a large trace's utilization and its
-// diagnosis timeline (docs/performance.md).
-// A no-op where glibc is not the allocator.
-void ReleaseFreeHeap();
-
 // ReleaseUnusedPages: give the system back the whole pages inside
 // [begin, begin + bytes), memory the caller owns but holds no data in (a
 // vector's capacity past its size); they read as zero when next touched.

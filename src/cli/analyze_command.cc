@@ -141,7 +141,6 @@ Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& in
     return InvalidInput("summarize takes one rank's inputs (a trace and the counter logs of the "
                         "same run); these make " + std::to_string(traces.size()) +
                         " traces: write one .gwsum per rank");
-  analysis::ReleaseImportSlack(traces);
   analysis::RankSummary r = analysis::SummarizeRank(traces[0], options);
   r.analysis.input.path = kept_paths[0];
   r.analysis.input.size_bytes = FileSize(kept_paths[0]);
@@ -175,7 +174,6 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
     }
   }
   import::MergeCounterInputs(*kept, trace_paths);
-  analysis::ReleaseImportSlack(*kept);
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.
   std::vector<analysis::RankSummary> ranks;
