@@ -9,15 +9,16 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/sanitizer.h"
+
 namespace gpuwhy {
 namespace {
 
 constexpr const char* kMarker = "GPUWHY_MEMORY_TUNED";
 // top_pad/trim_threshold: grow in 64 MiB steps, never give memory back
-// mid-run (what one stage frees, the next reuses without faulting it in
-// again); mmap_max=0: every block,
-// large ones too, comes from the heap, so what one stage frees the next reuses
-// instead of unmapping it and faulting in fresh zeroed pages; arena_max=1:
+// mid-run; mmap_max=0: every block, large ones too, comes from the heap. So
+// what one stage frees the next reuses, already faulted in, instead of
+// unmapping it and faulting in fresh zeroed pages; arena_max=1:
 // the analysis and parser worker threads allocate from the same heap, so what
 // one section freed serves the next; hugetlb=1: the heap is backed by
 // transparent huge pages, one fault per 2 MiB instead of per 4 KiB.
@@ -32,21 +33,6 @@ constexpr const char* kTunables =
     "glibc.malloc.mmap_max=0:glibc.malloc.arena_max=1:glibc.malloc.hugetlb=1:"
     "glibc.malloc.trim_threshold=4294967295:glibc.malloc.top_pad=67108864";
 
-bool Sanitized() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 void TuneMemoryForBatch(char** argv) {
@@ -58,7 +44,7 @@ void TuneMemoryForBatch(char** argv) {
     unsetenv(kMarker);
     return;
   }
-  if (Sanitized() || argv == nullptr || argv[0] == nullptr) return;
+  if (kSanitized || argv == nullptr || argv[0] == nullptr) return;
   if (const char* off = std::getenv("GPUWHY_MEMORY_TUNING"); off && std::strcmp(off, "0") == 0)
     return;
   if (std::getenv("GLIBC_TUNABLES") != nullptr) return;  // the user's choice wins

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/sanitizer.h"
+
 namespace {
 
 std::string RunProbe(const std::string& env) {
@@ -22,23 +24,9 @@ std::string RunProbe(const std::string& env) {
   return out;
 }
 
-bool Sanitized() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 TEST(MemoryTuning, ReexecsWithTunablesAndHidesThemFromChildren) {
   std::string out = RunProbe("env -u GLIBC_TUNABLES -u GPUWHY_MEMORY_TUNING");
-  if (Sanitized()) {
+  if (gpuwhy::kSanitized) {
     // The sanitizer's allocator is left alone (and its mallinfo2 says nothing).
     EXPECT_EQ(out.rfind("- | - | - | ", 0), 0u) << out;
     return;
@@ -53,7 +41,7 @@ TEST(MemoryTuning, ReexecsWithTunablesAndHidesThemFromChildren) {
 
 TEST(MemoryTuning, UserTunablesWin) {
   std::string out = RunProbe("env GLIBC_TUNABLES=glibc.malloc.check=0");
-  if (Sanitized()) {
+  if (gpuwhy::kSanitized) {
     EXPECT_EQ(out.rfind("glibc.malloc.check=0 | glibc.malloc.check=0 | - | ", 0), 0u) << out;
     return;
   }
@@ -62,7 +50,7 @@ TEST(MemoryTuning, UserTunablesWin) {
 
 TEST(MemoryTuning, CanBeTurnedOff) {
   std::string out = RunProbe("env -u GLIBC_TUNABLES GPUWHY_MEMORY_TUNING=0");
-  if (Sanitized()) {
+  if (gpuwhy::kSanitized) {
     EXPECT_EQ(out.rfind("- | - | - | ", 0), 0u) << out;
     return;
   }

@@ -278,7 +278,7 @@ struct TraceInfo {
 // speed, larger ones for peak memory: the Kineto importer copies a small
 // model's tables to exact size and releases a large one's spare pages; the
 // analysis builds a small input's timelines beside utilization and a large
-// one's alone, trimming the heap between stages. Measured (docs/performance.md):
+// one's after it. Measured (docs/performance.md):
 // the 10x bench trace (97 MB of model) is faster the first way, the 100x one
 // (971 MB) stays under its 1.5 GB budget only the second way.
 inline constexpr size_t kLargeModelBytes = size_t{256} << 20;

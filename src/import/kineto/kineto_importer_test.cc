@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/sanitizer.h"
 #include "model/trace_compare.h"
 
 namespace gpuwhy::import {
@@ -861,26 +862,13 @@ TEST(KinetoSegments, LearnedRepeatsGiveTheLexedModel) {
   }
 }
 
-// Sanitized builds walk fewer positions: this test took 76 s of the CI's
-// ASan run against 4 s in the plain build, which walks all of them.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 TEST(KinetoSegments, ErrorsAreTheOneThreadErrors) {
   // Truncated at every 13th byte, and a stray byte at every 29th (strides
   // prime to the event length, so the positions walk through every part of
   // an event): the same error line (offset and event count included) as the
   // one-thread parse. 64-byte reads with 1-byte segments cut before nearly
-  // every event. Sanitized: every 41st and 89th (primes too).
+  // every event. Sanitized (kSanitized): every 41st and 89th, primes too; the
+  // full walk took 76 s of the CI's ASan run against 4 s in the plain build.
   const std::string json = ManyEvents(3);
   const size_t cut_stride = kSanitized ? 41 : 13, byte_stride = kSanitized ? 89 : 29;
   int errors = 0;

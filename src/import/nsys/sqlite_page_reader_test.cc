@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/sanitizer.h"
 #include "base/units.h"
 #include "import/nsys/nsys_importer.h"
 
@@ -322,17 +323,7 @@ TEST_F(PageReaderTest, WalWithoutRowidAndWalFileFallBack) {
 
 // Sanitized builds damage fewer images: this test took 82 s of the CI's
 // ASan run against 9 s in the plain build, which damages all 3000.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kDamagedImages = 1000;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kDamagedImages = 1000;
-#else
-constexpr int kDamagedImages = 3000;
-#endif
-#else
-constexpr int kDamagedImages = 3000;
-#endif
+constexpr int kDamagedImages = kSanitized ? 1000 : 3000;
 
 // Random byte damage anywhere in the image: the page reader reports an
 // error or rows, and the importer a Status; nothing crashes or throws.
