@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/ascii.h"
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/nsys/nsys_importer.h"
@@ -30,15 +31,9 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool IsNsysReport(const std::string& path, std::string_view prefix) {
   if (prefix.substr(0, kNsysMagic.size()) == kNsysMagic) return true;
-  std::string lower = Lower(path);
+  std::string lower = AsciiLower(path);
   return EndsWith(lower, ".nsys-rep") || EndsWith(lower, ".qdrep");
 }
 
@@ -46,7 +41,7 @@ bool IsNsysReport(const std::string& path, std::string_view prefix) {
 bool SkippedInDirectory(const std::filesystem::path& p) {
   std::string name = p.filename().string();
   if (name.empty() || name[0] == '.') return true;  // hidden files, editor droppings
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   static constexpr std::string_view kSkip[] = {
       ".md", ".rst", ".html", ".htm", ".py", ".sh", ".cc", ".h", ".cpp", ".png", ".jpg",
       ".jpeg", ".svg", ".pdf", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".zip", ".tar",
@@ -61,7 +56,7 @@ bool SkippedInDirectory(const std::filesystem::path& p) {
 // an nvidia-smi log or a README); those are kept only when an importer
 // recognises their content.
 bool NeedsSniffInDirectory(const std::filesystem::path& p) {
-  std::string lower = Lower(p.filename().string());
+  std::string lower = AsciiLower(p.filename().string());
   return EndsWith(lower, ".txt") || EndsWith(lower, ".out") || p.extension().empty();
 }
 

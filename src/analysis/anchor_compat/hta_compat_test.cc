@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpuwhy::analysis {
+namespace gpuwhy::analysis::hta_compat_test {
 namespace {
 
 constexpr int64_t kUs = 1000;
@@ -101,4 +101,4 @@ TEST(HtaCompatTest, OverlapOnAStreamCountsAsNegativeIdleLikeHta) {
 }
 
 }  // namespace
-}  // namespace gpuwhy::analysis
+}  // namespace gpuwhy::analysis::hta_compat_test

@@ -6,16 +6,11 @@
 #include <string_view>
 
 #include "analysis/summary/sync_api_table.h"
+#include "base/ascii.h"
 
 namespace gpuwhy::analysis::detectors {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s.substr(0, std::min<size_t>(s.size(), 200)));
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // LooksLikeInputWork: names of preprocessing / decoding / batching work, the
 // kind that belongs in DataLoader workers or on the GPU.
@@ -25,7 +20,7 @@ bool LooksLikeInputWork(std::string_view name) {
       "collate",    "tokeniz",   "to_tensor", "totensor", "crop",  "image",  "video",
       "audio",      "frame",     "pil",      "cv2",      "numpy", "read",   "load",
       "dataset",    "sampler",   "pad",      "feature_extract", "processor"};
-  const std::string s = Lower(name);
+  const std::string s = AsciiLower(name.substr(0, 200));  // names can be whole stacks
   for (std::string_view w : kWords)
     if (s.find(w) != std::string::npos) return true;
   return false;

@@ -12,7 +12,7 @@ namespace gpuwhy::analysis::detectors {
 
 namespace {
 // Kernel names in examples and metric names: demangled, abbreviated to this many bytes.
-constexpr size_t kExampleNameChars = 60;
+constexpr size_t kCommNameChars = 60;
 }  // namespace
 
 std::vector<Finding> DetectCommunication(const DetectorInput& in) {
@@ -48,7 +48,7 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
         continue;
       // Metric names stay plain text: the demangled name cut, not abbreviated.
       std::string_view n = names.Demangled(t.kernels.name[i]);
-      auto& e = by_name[std::string(n.substr(0, kExampleNameChars))];
+      auto& e = by_name[std::string(n.substr(0, kCommNameChars))];
       ++e.first;
       e.second += t.kernels.end_ns[i] - t.kernels.start_ns[i];
       rows.push_back(static_cast<uint32_t>(i));
@@ -59,7 +59,7 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     for (size_t k = 0; k < rows.size() && k < 3; ++k) {
       uint32_t i = rows[k];
       Example ex;
-      ex.what = AbbreviateSymbol(names.Demangled(t.kernels.name[i]), kExampleNameChars);
+      ex.what = AbbreviateSymbol(names.Demangled(t.kernels.name[i]), kCommNameChars);
       ex.start_ns = t.kernels.start_ns[i];
       ex.dur_ns = t.kernels.end_ns[i] - t.kernels.start_ns[i];
       int32_t si = Timeline::StepIndexAt(d, ex.start_ns);

@@ -444,7 +444,9 @@ TEST(Timeline, CorrelationIndexFindEqualsTheBinarySearchOverAllKeys) {
           ASSERT_EQ(index.FindRow(q), expect(q)) << "id " << q << " gaps " << gap_every;
           const size_t i = index.Find(q);
           ASSERT_EQ(i == SIZE_MAX ? UINT32_MAX : index.RowAt(i), expect(q)) << "id " << q;
-          if (i != SIZE_MAX) ASSERT_EQ(index.KeyAt(i), q);
+          if (i != SIZE_MAX) {
+            ASSERT_EQ(index.KeyAt(i), q);
+          }
         }
         for (int64_t q : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
                           int64_t{0}})

@@ -10,13 +10,13 @@ namespace gpuwhy::analysis {
 
 namespace {
 
-std::string Ms(double ns) {
+std::string DiffMs(double ns) {
   char b[32];
   std::snprintf(b, sizeof b, "%.1f ms", ns / 1e6);
   return b;
 }
 
-std::string Pct(double r, bool sign) {
+std::string DiffPct(double r, bool sign) {
   char b[32];
   std::snprintf(b, sizeof b, sign ? "%+.1f%%" : "%.1f%%", r * 100.0);
   return b;
@@ -163,8 +163,8 @@ RunDiff DiffRuns(const RunProfile& b, const RunProfile& a) {
   std::string h;
   const MetricDelta& st = d.metrics.front();
   if (IsValid(st.change_ratio)) {
-    h = std::string(b.per_step_basis ? "step time " : "span ") + Pct(st.change_ratio, true) + " (" +
-        Ms(st.before) + " → " + Ms(st.after) +
+    h = std::string(b.per_step_basis ? "step time " : "span ") + DiffPct(st.change_ratio, true) + " (" +
+        DiffMs(st.before) + " → " + DiffMs(st.after) +
         (d.noise_known ? (d.step_change_beyond_noise ? ", beyond run-to-run noise)"
                                                      : ", within run-to-run noise)")
                        : ", noise unknown)");
@@ -182,7 +182,7 @@ RunDiff DiffRuns(const RunProfile& b, const RunProfile& a) {
   if (!a.findings.empty() && IsValid(a.findings.front().lost_step_ratio) &&
       a.findings.front().lost_step_ratio >= 0.05)
     h += "; now " + Phrase(a.findings.front().id, a.findings.front().title) + " (" +
-         Pct(a.findings.front().lost_step_ratio, false) + " of the step)";
+         DiffPct(a.findings.front().lost_step_ratio, false) + " of the step)";
   else if (!a.findings.empty() || !b.findings.empty())
     h += "; now no cause costs more than 5% of the step";
   d.headline = h + ".";
@@ -233,7 +233,7 @@ std::vector<std::string> EvaluateGates(const std::vector<Gate>& gates, const Run
       for (const auto& f : d.after.findings)
         if (f.id == g.finding && (!IsValid(f.lost_per_step_ns) || f.lost_per_step_ns > 0))
           out.push_back(g.text + ": the AFTER run has " + f.id +
-                        (IsValid(f.lost_step_ratio) ? " (" + Pct(f.lost_step_ratio, false) + " of the step)"
+                        (IsValid(f.lost_step_ratio) ? " (" + DiffPct(f.lost_step_ratio, false) + " of the step)"
                                                     : std::string()));
       continue;
     }

@@ -10,7 +10,7 @@ constexpr int64_t kKiB = 1024;
 // One row per compute capability. Columns: major, minor, max threads/SM,
 // max blocks/SM, regs/block, max smem/SM, opt-in smem/block, smem unit,
 // reserved smem/block, register sub-partitions, example GPUs.
-struct Row {
+struct ArchRow {
   int32_t major, minor, threads_per_sm, blocks_per_sm, regs_per_block;
   int64_t smem_per_sm, smem_optin;
   int32_t smem_unit;
@@ -19,7 +19,7 @@ struct Row {
   const char* gpus;
 };
 
-constexpr std::array<Row, 20> kRows = {{
+constexpr std::array<ArchRow, 20> kRows = {{
     {5, 0, 2048, 32, 65536, 64 * kKiB, 48 * kKiB, 256, 0, 4, "GTX 750 Ti"},
     {5, 2, 2048, 32, 65536, 96 * kKiB, 48 * kKiB, 256, 0, 4, "GTX 980, M40"},
     {5, 3, 2048, 32, 32768, 64 * kKiB, 48 * kKiB, 256, 0, 4, "Jetson TX1"},
@@ -42,7 +42,7 @@ constexpr std::array<Row, 20> kRows = {{
     {12, 1, 1536, 24, 65536, 100 * kKiB, 99 * kKiB, 128, 1 * kKiB, 4, "DGX Spark (GB10)"},
 }};
 
-constexpr ArchLimits MakeLimits(const Row& r) {
+constexpr ArchLimits MakeLimits(const ArchRow& r) {
   ArchLimits l;
   l.cc_major = r.major;
   l.cc_minor = r.minor;

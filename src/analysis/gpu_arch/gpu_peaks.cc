@@ -73,15 +73,15 @@ const GpuPeaks kPeaks[] = {
      "AMD Instinct MI325X datasheet"},
 };
 
-// Rule: every needle present, no exclusion present (case-insensitive); the
+// PeakRule: every needle present, no exclusion present (case-insensitive); the
 // first matching rule wins, so more specific names come first.
-struct Rule {
+struct PeakRule {
   std::array<const char*, 3> needles;
   std::array<const char*, 3> excludes;
   const char* model;
 };
 
-const Rule kRules[] = {
+const PeakRule kPeakRules[] = {
     {{"V100S", nullptr, nullptr}, {nullptr, nullptr, nullptr}, "V100S PCIe"},
     {{"V100", "SXM", nullptr}, {nullptr, nullptr, nullptr}, "V100 SXM2"},
     {{"V100", "PCIE", nullptr}, {nullptr, nullptr, nullptr}, "V100 PCIe"},
@@ -145,7 +145,7 @@ std::span<const GpuPeaks> AllGpuPeaks() { return kPeaks; }
 const GpuPeaks* FindGpuPeaks(std::string_view device_name) {
   std::string up(device_name);
   for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const Rule& r : kRules) {
+  for (const PeakRule& r : kPeakRules) {
     bool ok = true;
     for (const char* n : r.needles)
       if (n != nullptr && !ContainsUpper(up, n)) ok = false;

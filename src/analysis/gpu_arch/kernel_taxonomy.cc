@@ -1,4 +1,5 @@
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "base/ascii.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,27 +7,27 @@
 namespace gpuwhy::analysis {
 namespace {
 
-using K = KernelClass;
-using P = KernelPrecision;
-using T = TensorCoreRule;
+using Cls = KernelClass;
+using Prec = KernelPrecision;
+using Tc = TensorCoreRule;
 
 // Row builders: one per kind of row, so the table reads as data.
 constexpr KernelFamilyRule Comm(std::string_view family, std::string_view pattern,
                                 std::string_view also = {}) {
-  return {family, pattern, also, {}, K::kCommunication, T::kNo, P::kUnknown, false};
+  return {family, pattern, also, {}, Cls::kCommunication, Tc::kNo, Prec::kUnknown, false};
 }
-constexpr KernelFamilyRule Attn(std::string_view family, std::string_view pattern, T tc,
+constexpr KernelFamilyRule Attn(std::string_view family, std::string_view pattern, Tc tc,
                                 std::string_view also = {}) {
-  return {family, pattern, also, {}, K::kGemmConv, tc, P::kUnknown, true};
+  return {family, pattern, also, {}, Cls::kGemmConv, tc, Prec::kUnknown, true};
 }
-constexpr KernelFamilyRule Mm(std::string_view family, std::string_view pattern, T tc,
-                              P precision = P::kUnknown, std::string_view also = {},
+constexpr KernelFamilyRule Mm(std::string_view family, std::string_view pattern, Tc tc,
+                              Prec precision = Prec::kUnknown, std::string_view also = {},
                               std::string_view unless = {}) {
-  return {family, pattern, also, unless, K::kGemmConv, tc, precision, false};
+  return {family, pattern, also, unless, Cls::kGemmConv, tc, precision, false};
 }
-constexpr KernelFamilyRule Row(std::string_view family, std::string_view pattern, K c,
+constexpr KernelFamilyRule Row(std::string_view family, std::string_view pattern, Cls c,
                                std::string_view also = {}, std::string_view unless = {}) {
-  return {family, pattern, also, unless, c, T::kNo, P::kUnknown, false};
+  return {family, pattern, also, unless, c, Tc::kNo, Prec::kUnknown, false};
 }
 
 // The order is the design (docs/kernel_taxonomy.md, "Order"):
@@ -83,216 +84,216 @@ constexpr KernelFamilyRule kRules[] = {
     Comm("xla_collective", "collective-broadcast"),
 
     // 2. Attention.
-    Attn("flash_attention", "flash_fwd", T::kYes),  // FlashAttention 1/2, pytorch_flash::
-    Attn("flash_attention", "flash_bwd", T::kYes),
-    Attn("flash_attention", "flash::", T::kYes),  // FA2/FA3/FlashMLA namespace
-    Attn("flash_attention", "flashattn", T::kYes),
-    Attn("flash_attention", "flash_attn", T::kYes),
-    Attn("flashinfer", "flashinfer::", T::kYes, "prefill"),
-    Attn("flashinfer", "flashinfer::", T::kYes, "decode"),
-    Attn("flashinfer", "flashinfer::mla", T::kYes),
-    Attn("fmha", "fmha", T::kYes),  // CUTLASS/xFormers, CK ck_tile::Fmha*, aiter, TRT-LLM
-    Attn("fmha", "mha_fwd", T::kYes),
-    Attn("fmha", "mha_bwd", T::kYes),
-    Attn("cudnn_sdpa", "sdpa", T::kYes),
-    Attn("triton_attention", "attn_fwd", T::kYes),  // ROCm Triton FA, Triton tutorial _attn_fwd
-    Attn("triton_attention", "attn_bwd", T::kYes),
-    Attn("triton_attention", "unified_attention", T::kYes),  // vLLM Triton unified attention
-    Attn("aiter_attention", "aiter::", T::kYes, "attn"),
-    Attn("aiter_attention", "aiter::", T::kYes, "pa_"),
+    Attn("flash_attention", "flash_fwd", Tc::kYes),  // FlashAttention 1/2, pytorch_flash::
+    Attn("flash_attention", "flash_bwd", Tc::kYes),
+    Attn("flash_attention", "flash::", Tc::kYes),  // FA2/FA3/FlashMLA namespace
+    Attn("flash_attention", "flashattn", Tc::kYes),
+    Attn("flash_attention", "flash_attn", Tc::kYes),
+    Attn("flashinfer", "flashinfer::", Tc::kYes, "prefill"),
+    Attn("flashinfer", "flashinfer::", Tc::kYes, "decode"),
+    Attn("flashinfer", "flashinfer::mla", Tc::kYes),
+    Attn("fmha", "fmha", Tc::kYes),  // CUTLASS/xFormers, CK ck_tile::Fmha*, aiter, TRT-LLM
+    Attn("fmha", "mha_fwd", Tc::kYes),
+    Attn("fmha", "mha_bwd", Tc::kYes),
+    Attn("cudnn_sdpa", "sdpa", Tc::kYes),
+    Attn("triton_attention", "attn_fwd", Tc::kYes),  // ROCm Triton FA, Triton tutorial _attn_fwd
+    Attn("triton_attention", "attn_bwd", Tc::kYes),
+    Attn("triton_attention", "unified_attention", Tc::kYes),  // vLLM Triton unified attention
+    Attn("aiter_attention", "aiter::", Tc::kYes, "attn"),
+    Attn("aiter_attention", "aiter::", Tc::kYes, "pa_"),
 
     // 3. GEMM / convolution libraries.
-    Mm("simt_gemm", "simt", T::kNo, P::kUnknown, "gemm"),  // CUTLASS SIMT: no tensor cores
-    Mm("simt_gemm", "simt", T::kNo, P::kUnknown, "conv"),
-    Mm("deep_gemm", "deep_gemm", T::kYes),
-    Mm("cublas", "nvjet", T::kYes),  // cuBLASLt on Hopper/Blackwell
+    Mm("simt_gemm", "simt", Tc::kNo, Prec::kUnknown, "gemm"),  // CUTLASS SIMT: no tensor cores
+    Mm("simt_gemm", "simt", Tc::kNo, Prec::kUnknown, "conv"),
+    Mm("deep_gemm", "deep_gemm", Tc::kYes),
+    Mm("cublas", "nvjet", Tc::kYes),  // cuBLASLt on Hopper/Blackwell
     // cuBLAS/cuDNN sm80_/sm90_xmma_* (gemm, fprop, dgrad, wgrad); not TensorRT's xmma pooling.
-    Mm("cublas", "xmma", T::kYes, P::kUnknown, {}, "pooling"),
-    Mm("trtllm_gen", "^bmm_", T::kYes, P::kUnknown, "_sm1##"),           // TRT-LLM gen bmm_*_sm100f
-    Mm("tensile_mfma", "cijk_", T::kYes, P::kUnknown, "_mi#", "_mi0x"),  // MFMA tile MIaxbxc
-    Mm("tensile", "cijk_", T::kNo),  // Tensile / hipBLASLt without a matrix-core tile
-    Mm("composable_kernel", "^ck_tile::", T::kYes, P::kUnknown, "gemm"),
-    Mm("composable_kernel", "^ck::", T::kYes, P::kUnknown, "xdl"),  // xdlops = MFMA
-    Mm("composable_kernel", "^ck::", T::kYes, P::kUnknown, "wmma"),
-    Mm("composable_kernel", "^ck::", T::kFromTokens, P::kUnknown, "gemm"),
-    Mm("composable_kernel", "^ck::", T::kFromTokens, P::kUnknown, "conv"),
-    Mm("aiter_gemm", "aiter::", T::kYes, P::kUnknown, "gemm"),
-    Mm("aiter_gemm", "aiter::", T::kYes, P::kUnknown, "fmoe"),
-    Mm("miopen_igemm", "igemm_", T::kYes, P::kUnknown, "gtcx"),  // MIOpen xdlops implicit GEMM
-    Mm("miopen_igemm", "igemm_", T::kNo),
-    Mm("cutlass", "cutlass::kernel", T::kFromTokens),  // also Kernel2, cutlass_cudnn_train::Kernel
-    Mm("cutlass", "cutlass::device_kernel", T::kFromTokens),
-    Mm("cutlass", "cutlass3x", T::kYes),
-    Mm("cutlass", "cutlass_", T::kFromTokens),  // cutlass_80_tensorop_*, cutlass_scaled_mm
-    Mm("cutlass", "device_kernel", T::kFromTokens, P::kUnknown, "gemm"),
-    Mm("triton_matmul", "triton_tem_", T::kYes),  // Inductor templates: mm, bmm, addmm, conv
-    Mm("triton_matmul", "matmul_kernel", T::kYes),
-    Mm("triton_matmul", "_matmul_ogs", T::kYes),  // triton_kernels matmul_ogs (vLLM MoE)
-    Mm("triton_matmul", "fused_moe_kernel", T::kYes),
-    Mm("tcnn_mlp", "kernel_mlp_fused", T::kYes),  // tiny-cuda-nn fully fused MLP (wmma)
+    Mm("cublas", "xmma", Tc::kYes, Prec::kUnknown, {}, "pooling"),
+    Mm("trtllm_gen", "^bmm_", Tc::kYes, Prec::kUnknown, "_sm1##"),           // TRT-LLM gen bmm_*_sm100f
+    Mm("tensile_mfma", "cijk_", Tc::kYes, Prec::kUnknown, "_mi#", "_mi0x"),  // MFMA tile MIaxbxc
+    Mm("tensile", "cijk_", Tc::kNo),  // Tensile / hipBLASLt without a matrix-core tile
+    Mm("composable_kernel", "^ck_tile::", Tc::kYes, Prec::kUnknown, "gemm"),
+    Mm("composable_kernel", "^ck::", Tc::kYes, Prec::kUnknown, "xdl"),  // xdlops = MFMA
+    Mm("composable_kernel", "^ck::", Tc::kYes, Prec::kUnknown, "wmma"),
+    Mm("composable_kernel", "^ck::", Tc::kFromTokens, Prec::kUnknown, "gemm"),
+    Mm("composable_kernel", "^ck::", Tc::kFromTokens, Prec::kUnknown, "conv"),
+    Mm("aiter_gemm", "aiter::", Tc::kYes, Prec::kUnknown, "gemm"),
+    Mm("aiter_gemm", "aiter::", Tc::kYes, Prec::kUnknown, "fmoe"),
+    Mm("miopen_igemm", "igemm_", Tc::kYes, Prec::kUnknown, "gtcx"),  // MIOpen xdlops implicit GEMM
+    Mm("miopen_igemm", "igemm_", Tc::kNo),
+    Mm("cutlass", "cutlass::kernel", Tc::kFromTokens),  // also Kernel2, cutlass_cudnn_train::Kernel
+    Mm("cutlass", "cutlass::device_kernel", Tc::kFromTokens),
+    Mm("cutlass", "cutlass3x", Tc::kYes),
+    Mm("cutlass", "cutlass_", Tc::kFromTokens),  // cutlass_80_tensorop_*, cutlass_scaled_mm
+    Mm("cutlass", "device_kernel", Tc::kFromTokens, Prec::kUnknown, "gemm"),
+    Mm("triton_matmul", "triton_tem_", Tc::kYes),  // Inductor templates: mm, bmm, addmm, conv
+    Mm("triton_matmul", "matmul_kernel", Tc::kYes),
+    Mm("triton_matmul", "_matmul_ogs", Tc::kYes),  // triton_kernels matmul_ogs (vLLM MoE)
+    Mm("triton_matmul", "fused_moe_kernel", Tc::kYes),
+    Mm("tcnn_mlp", "kernel_mlp_fused", Tc::kYes),  // tiny-cuda-nn fully fused MLP (wmma)
     // Tensor-core cuDNN kernels of the TB plugin's list.
-    Mm("cudnn_conv", "dgrad_1x1_stride_2x2", T::kYes),
-    Mm("cudnn_conv", "first_layer_wgrad_kernel", T::kYes),
-    Mm("cudnn_conv", "conv2d_c1_k1", T::kYes),
+    Mm("cudnn_conv", "dgrad_1x1_stride_2x2", Tc::kYes),
+    Mm("cudnn_conv", "first_layer_wgrad_kernel", Tc::kYes),
+    Mm("cudnn_conv", "conv2d_c1_k1", Tc::kYes),
     // Tensor-core tile names of cuBLAS/cuDNN/CUTLASS (volta_h884gemm,
     // ampere_fp16_s16816gemm, turing_h1688gemm, ...).
-    Mm("tensor_core_gemm", "h884", T::kYes),
-    Mm("tensor_core_gemm", "s884", T::kYes),
-    Mm("tensor_core_gemm", "h1688", T::kYes),
-    Mm("tensor_core_gemm", "s1688", T::kYes),
-    Mm("tensor_core_gemm", "c1688", T::kYes),
-    Mm("tensor_core_gemm", "i8816", T::kYes),
-    Mm("tensor_core_gemm", "16816", T::kYes),
-    Mm("tensor_core_gemm", "161616", T::kYes),
-    Mm("tensor_core_gemm", "hmma", T::kYes),
-    Mm("tensor_core_gemm", "imma", T::kYes),
-    Mm("tensor_core_gemm", "wgmma", T::kYes),
-    Mm("tensor_core_gemm", "tcgen05", T::kYes),
-    Mm("tensor_core_gemm", "tensorop", T::kYes, P::kUnknown, {}, "subtensorop"),  // MIOpen copy
-    Mm("tensor_core_gemm", "tensor_op", T::kYes),
-    Mm("tensor_core_gemm", "wmma", T::kYes),
-    Mm("tensor_core_gemm", "mfma", T::kYes),
+    Mm("tensor_core_gemm", "h884", Tc::kYes),
+    Mm("tensor_core_gemm", "s884", Tc::kYes),
+    Mm("tensor_core_gemm", "h1688", Tc::kYes),
+    Mm("tensor_core_gemm", "s1688", Tc::kYes),
+    Mm("tensor_core_gemm", "c1688", Tc::kYes),
+    Mm("tensor_core_gemm", "i8816", Tc::kYes),
+    Mm("tensor_core_gemm", "16816", Tc::kYes),
+    Mm("tensor_core_gemm", "161616", Tc::kYes),
+    Mm("tensor_core_gemm", "hmma", Tc::kYes),
+    Mm("tensor_core_gemm", "imma", Tc::kYes),
+    Mm("tensor_core_gemm", "wgmma", Tc::kYes),
+    Mm("tensor_core_gemm", "tcgen05", Tc::kYes),
+    Mm("tensor_core_gemm", "tensorop", Tc::kYes, Prec::kUnknown, {}, "subtensorop"),  // MIOpen copy
+    Mm("tensor_core_gemm", "tensor_op", Tc::kYes),
+    Mm("tensor_core_gemm", "wmma", Tc::kYes),
+    Mm("tensor_core_gemm", "mfma", Tc::kYes),
     // fp32 on the SIMT units (the detectors' AMP/TF32 candidates).
-    Mm("fp32_gemm", "sgemm", T::kNo, P::kFp32),   // ampere_sgemm, implicit_convolve_sgemm
-    Mm("fp32_gemm", "gemmsn", T::kNo, P::kFp32),  // cuBLAS small-N gemmSN_*_kernel<float>
-    Mm("fp32_gemm", "gemv2t", T::kNo, P::kFp32),
-    Mm("fp32_gemm", "gemv2n", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "scudnn", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "winograd", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "fft2d_r2c", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "fft2d_c2r", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "fft_r2c", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "fft_c2r", T::kNo, P::kFp32),
-    Mm("cudnn_conv", "fft1d_", T::kNo),              // cuDNN FFT convolution, 1-D passes
-    Mm("cudnn_conv", "cask_cudnn", T::kFromTokens),  // cuDNN's kernel library (CASK)
-    Mm("fft", "regular_fft", T::kNo),  // cuFFT (DSE::) kernels: FFT convolution in DL traces
-    Mm("fft", "vector_fft", T::kNo),
+    Mm("fp32_gemm", "sgemm", Tc::kNo, Prec::kFp32),   // ampere_sgemm, implicit_convolve_sgemm
+    Mm("fp32_gemm", "gemmsn", Tc::kNo, Prec::kFp32),  // cuBLAS small-N gemmSN_*_kernel<float>
+    Mm("fp32_gemm", "gemv2t", Tc::kNo, Prec::kFp32),
+    Mm("fp32_gemm", "gemv2n", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "scudnn", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "winograd", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "fft2d_r2c", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "fft2d_c2r", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "fft_r2c", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "fft_c2r", Tc::kNo, Prec::kFp32),
+    Mm("cudnn_conv", "fft1d_", Tc::kNo),              // cuDNN FFT convolution, 1-D passes
+    Mm("cudnn_conv", "cask_cudnn", Tc::kFromTokens),  // cuDNN's kernel library (CASK)
+    Mm("fft", "regular_fft", Tc::kNo),  // cuFFT (DSE::) kernels: FFT convolution in DL traces
+    Mm("fft", "vector_fft", Tc::kNo),
 
     // 4. Elementwise families whose names contain copy words.
-    Row("rotary_embedding", "rotary", K::kElementwise),
-    Row("elementwise", "scal_kernel", K::kElementwise),  // cuBLAS scal (cublasTransposeParams args)
+    Row("rotary_embedding", "rotary", Cls::kElementwise),
+    Row("elementwise", "scal_kernel", Cls::kElementwise),  // cuBLAS scal (cublasTransposeParams args)
 
     // 5. Copies and data movement.
-    Row("copy", "memcpy", K::kCopy),
-    Row("copy", "direct_copy_kernel", K::kCopy),
-    Row("copy", "copy_kernel", K::kCopy),
-    Row("copy", "catarraybatchedcopy", K::kCopy),
-    Row("copy", "cat_kernel", K::kCopy),
-    Row("copy", "copy_device_to_device", K::kCopy),
-    Row("copy", "reshape_and_cache", K::kCopy),  // vLLM KV-cache write
-    Row("copy", "reformat", K::kCopy),           // TensorRT genericReformat::copy*Kernel
-    Row("transpose", "transpose", K::kCopy),     // also MIOpen batched_transpose_*
-    Row("transpose", "nchwtonhwc", K::kCopy),
-    Row("transpose", "nhwctonchw", K::kCopy),
-    Row("transpose", "permute", K::kCopy),
-    Row("transpose", "subtensorop", K::kCopy),      // MIOpen SubTensorOpWithCastTensor*
-    Row("transpose", "flip_filter", K::kCopy),      // cuDNN FFT convolution filter flip
-    Row("transpose", "shuffleintensor", K::kCopy),  // TensorFlow transposes
-    Row("transpose", "swapdimension", K::kCopy),
-    Row("copy", "concat", K::kCopy),  // also XLA concatenate
-    Row("gather_scatter", "index_select", K::kCopy),
-    Row("gather_scatter", "gather_kernel", K::kCopy),
-    Row("gather_scatter", "scatter_kernel", K::kCopy),
-    Row("gather_scatter", "indexing_backward", K::kCopy),
-    Row("gather_scatter", "index_put", K::kCopy),
-    Row("gather_scatter", "bucketize", K::kCopy),         // FBGEMM sparse-feature bucketize
-    Row("embedding", "embedding", K::kCopy),              // FBGEMM split_embedding_*, embedding_bag
-    Row("embedding", "bounds_check_indices", K::kCopy),   // FBGEMM TBE index check
-    Row("tcnn_encoding", "tcnn::kernel_grid", K::kCopy),  // tiny-cuda-nn hash-grid lookup (gathers)
+    Row("copy", "memcpy", Cls::kCopy),
+    Row("copy", "direct_copy_kernel", Cls::kCopy),
+    Row("copy", "copy_kernel", Cls::kCopy),
+    Row("copy", "catarraybatchedcopy", Cls::kCopy),
+    Row("copy", "cat_kernel", Cls::kCopy),
+    Row("copy", "copy_device_to_device", Cls::kCopy),
+    Row("copy", "reshape_and_cache", Cls::kCopy),  // vLLM KV-cache write
+    Row("copy", "reformat", Cls::kCopy),           // TensorRT genericReformat::copy*Kernel
+    Row("transpose", "transpose", Cls::kCopy),     // also MIOpen batched_transpose_*
+    Row("transpose", "nchwtonhwc", Cls::kCopy),
+    Row("transpose", "nhwctonchw", Cls::kCopy),
+    Row("transpose", "permute", Cls::kCopy),
+    Row("transpose", "subtensorop", Cls::kCopy),      // MIOpen SubTensorOpWithCastTensor*
+    Row("transpose", "flip_filter", Cls::kCopy),      // cuDNN FFT convolution filter flip
+    Row("transpose", "shuffleintensor", Cls::kCopy),  // TensorFlow transposes
+    Row("transpose", "swapdimension", Cls::kCopy),
+    Row("copy", "concat", Cls::kCopy),  // also XLA concatenate
+    Row("gather_scatter", "index_select", Cls::kCopy),
+    Row("gather_scatter", "gather_kernel", Cls::kCopy),
+    Row("gather_scatter", "scatter_kernel", Cls::kCopy),
+    Row("gather_scatter", "indexing_backward", Cls::kCopy),
+    Row("gather_scatter", "index_put", Cls::kCopy),
+    Row("gather_scatter", "bucketize", Cls::kCopy),         // FBGEMM sparse-feature bucketize
+    Row("embedding", "embedding", Cls::kCopy),              // FBGEMM split_embedding_*, embedding_bag
+    Row("embedding", "bounds_check_indices", Cls::kCopy),   // FBGEMM TBE index check
+    Row("tcnn_encoding", "tcnn::kernel_grid", Cls::kCopy),  // tiny-cuda-nn hash-grid lookup (gathers)
 
     // 6. Triton / Inductor categories.
-    Row("triton_pointwise", "triton_poi_", K::kElementwise),
-    Row("triton_pointwise", "triton_for_", K::kElementwise),
-    Row("triton_reduction", "triton_red_", K::kReduction),
-    Row("triton_reduction", "triton_per_", K::kReduction),
-    Row("triton_reduction", "triton_spl_", K::kReduction),
-    Mm("triton_matmul", "^triton_", T::kYes, P::kUnknown, "mm"),
+    Row("triton_pointwise", "triton_poi_", Cls::kElementwise),
+    Row("triton_pointwise", "triton_for_", Cls::kElementwise),
+    Row("triton_reduction", "triton_red_", Cls::kReduction),
+    Row("triton_reduction", "triton_per_", Cls::kReduction),
+    Row("triton_reduction", "triton_spl_", Cls::kReduction),
+    Mm("triton_matmul", "^triton_", Tc::kYes, Prec::kUnknown, "mm"),
 
     // 7. Generic GEMM / convolution / attention words.
-    Mm("gemm", "gemm", T::kFromTokens, P::kUnknown, {}, "fbgemm"),  // cgemm (FFT conv), rocBLAS;
+    Mm("gemm", "gemm", Tc::kFromTokens, Prec::kUnknown, {}, "fbgemm"),  // cgemm (FFT conv), rocBLAS;
                                                                     // FBGEMM is a library name
-    Mm("gemm", "gemv", T::kFromTokens),
-    Mm("gemm", "matmul", T::kFromTokens),
-    Mm("gemm", "cublas", T::kFromTokens),
-    Mm("conv", "conv", T::kFromTokens, P::kUnknown, {}, "convert"),
-    Mm("conv", "wgrad", T::kFromTokens),
-    Mm("conv", "dgrad", T::kFromTokens),
-    Mm("conv", "fprop", T::kFromTokens),
-    Mm("conv", "im2col", T::kFromTokens),
-    Attn("attention", "attention", T::kNo),  // paged_attention, generic
-    Attn("attention", "attn_", T::kNo),
+    Mm("gemm", "gemv", Tc::kFromTokens),
+    Mm("gemm", "matmul", Tc::kFromTokens),
+    Mm("gemm", "cublas", Tc::kFromTokens),
+    Mm("conv", "conv", Tc::kFromTokens, Prec::kUnknown, {}, "convert"),
+    Mm("conv", "wgrad", Tc::kFromTokens),
+    Mm("conv", "dgrad", Tc::kFromTokens),
+    Mm("conv", "fprop", Tc::kFromTokens),
+    Mm("conv", "im2col", Tc::kFromTokens),
+    Attn("attention", "attention", Tc::kNo),  // paged_attention, generic
+    Attn("attention", "attn_", Tc::kNo),
 
     // 8. Reductions, norms, softmax, sorting, scans, pooling.
-    Row("reduction", "reduce", K::kReduction),
-    Row("reduction", "reduction", K::kReduction),  // nvfuser_reduction_*, ...
-    Row("softmax", "softmax", K::kReduction),
-    Row("norm", "normalization", K::kReduction),
-    Row("norm", "batchnorm", K::kReduction),
-    Row("norm", "layernorm", K::kReduction),
-    Row("norm", "rmsnorm", K::kReduction),
-    Row("norm", "groupnorm", K::kReduction),
-    Row("norm", "norm", K::kReduction, {}, "normal"),  // layer_norm, batch_norm, rms_norm
-    Row("norm", "bn_fw", K::kReduction),
-    Row("norm", "bn_bw", K::kReduction),
-    Row("norm", "welford", K::kReduction),
-    Row("quantize_params", "qparam", K::kReduction),  // FBGEMM quantization min/max
-    Row("norm", "gammabeta", K::kReduction),          // LayerNorm backward gamma/beta sums
-    Row("reduction", "nvfuser_", K::kReduction, "persistent"),
-    Row("scan_sort", "scan", K::kReduction),
-    Row("scan_sort", "sort", K::kReduction),
-    Row("scan_sort", "topk", K::kReduction),
-    Row("scan_sort", "argmax", K::kReduction),
-    Row("scan_sort", "argmin", K::kReduction),
-    Row("scan_sort", "cub::", K::kReduction),
-    Row("loss", "cross_entropy", K::kReduction),
-    Row("loss", "nll_loss", K::kReduction),
-    Row("pooling", "pool", K::kReduction),         // max/avg/adaptive pooling, cudnn pooling_fw
-    Row("moe_routing", "routing", K::kReduction),  // TRT-LLM moe::dev::routing, triton_kernels
-    Row("moe_routing", "moe::dev::finalize", K::kReduction),  // weighted top-k sum
-    Row("moe_routing", "_sum_bitmatrix", K::kReduction),
-    Row("autotune", "redzone_checker", K::kReduction),  // XLA/TF autotuner buffer check
+    Row("reduction", "reduce", Cls::kReduction),
+    Row("reduction", "reduction", Cls::kReduction),  // nvfuser_reduction_*, ...
+    Row("softmax", "softmax", Cls::kReduction),
+    Row("norm", "normalization", Cls::kReduction),
+    Row("norm", "batchnorm", Cls::kReduction),
+    Row("norm", "layernorm", Cls::kReduction),
+    Row("norm", "rmsnorm", Cls::kReduction),
+    Row("norm", "groupnorm", Cls::kReduction),
+    Row("norm", "norm", Cls::kReduction, {}, "normal"),  // layer_norm, batch_norm, rms_norm
+    Row("norm", "bn_fw", Cls::kReduction),
+    Row("norm", "bn_bw", Cls::kReduction),
+    Row("norm", "welford", Cls::kReduction),
+    Row("quantize_params", "qparam", Cls::kReduction),  // FBGEMM quantization min/max
+    Row("norm", "gammabeta", Cls::kReduction),          // LayerNorm backward gamma/beta sums
+    Row("reduction", "nvfuser_", Cls::kReduction, "persistent"),
+    Row("scan_sort", "scan", Cls::kReduction),
+    Row("scan_sort", "sort", Cls::kReduction),
+    Row("scan_sort", "topk", Cls::kReduction),
+    Row("scan_sort", "argmax", Cls::kReduction),
+    Row("scan_sort", "argmin", Cls::kReduction),
+    Row("scan_sort", "cub::", Cls::kReduction),
+    Row("loss", "cross_entropy", Cls::kReduction),
+    Row("loss", "nll_loss", Cls::kReduction),
+    Row("pooling", "pool", Cls::kReduction),         // max/avg/adaptive pooling, cudnn pooling_fw
+    Row("moe_routing", "routing", Cls::kReduction),  // TRT-LLM moe::dev::routing, triton_kernels
+    Row("moe_routing", "moe::dev::finalize", Cls::kReduction),  // weighted top-k sum
+    Row("moe_routing", "_sum_bitmatrix", Cls::kReduction),
+    Row("autotune", "redzone_checker", Cls::kReduction),  // XLA/TF autotuner buffer check
 
     // 9. Elementwise. Random-number kernels first; they come this late
     // because "curand"/"philox" also appear in the template arguments of
     // other kernels (stochastic rounding in FBGEMM's embedding backward).
-    Row("random", "distribution_", K::kElementwise),  // PyTorch distribution_elementwise_*
-    Row("random", "curand", K::kElementwise),
-    Row("random", "philox", K::kElementwise),
-    Row("random", "threefry", K::kElementwise),  // JAX PRNG
-    Row("elementwise", "elementwise", K::kElementwise),
-    Row("elementwise", "pointwise", K::kElementwise),  // also nvfuser_pointwise
-    Row("elementwise", "vectorized", K::kElementwise),
-    Row("elementwise", "unrolled", K::kElementwise),
-    Row("elementwise", "fill", K::kElementwise),
-    Row("activation", "relu", K::kElementwise),
-    Row("activation", "gelu", K::kElementwise),
-    Row("activation", "silu", K::kElementwise),
-    Row("activation", "swiglu", K::kElementwise),
-    Row("activation", "activation", K::kElementwise),
-    Row("elementwise", "dropout", K::kElementwise),
-    Row("elementwise", "clamp", K::kElementwise),
-    Row("quantize", "quant", K::kElementwise),     // fp8/int8 (de)quantize
-    Row("quantize", "^convert", K::kElementwise),  // XLA convert, dtype conversions
-    Row("quantize", "to_float", K::kElementwise),  // FBGEMM _FP8rowwise_to_float, _hfp8_to_float
-    Row("quantize", "float_to_", K::kElementwise),
-    Row("xla_fusion", "^loop_", K::kElementwise, "fusion"),  // XLA loop fusion
-    Row("optimizer", "adam", K::kElementwise),               // fused optimizer steps are pointwise
-    Row("optimizer", "sgd", K::kElementwise),
-    Row("optimizer", "multi_tensor_apply", K::kElementwise),
-    Row("elementwise", "eigenmetakernel", K::kElementwise),  // Eigen tensor expressions (TF)
-    Row("elementwise", "biasnchwkernel", K::kElementwise),   // TensorFlow bias add
-    Row("elementwise", "biasnhwckernel", K::kElementwise),
-    Row("elementwise", "scalepackedtensor", K::kElementwise),  // cuDNN tensor scale
-    Row("elementwise", "tcnn::kernel_sh", K::kElementwise),    // tiny-cuda-nn SH encoding
+    Row("random", "distribution_", Cls::kElementwise),  // PyTorch distribution_elementwise_*
+    Row("random", "curand", Cls::kElementwise),
+    Row("random", "philox", Cls::kElementwise),
+    Row("random", "threefry", Cls::kElementwise),  // JAX PRNG
+    Row("elementwise", "elementwise", Cls::kElementwise),
+    Row("elementwise", "pointwise", Cls::kElementwise),  // also nvfuser_pointwise
+    Row("elementwise", "vectorized", Cls::kElementwise),
+    Row("elementwise", "unrolled", Cls::kElementwise),
+    Row("elementwise", "fill", Cls::kElementwise),
+    Row("activation", "relu", Cls::kElementwise),
+    Row("activation", "gelu", Cls::kElementwise),
+    Row("activation", "silu", Cls::kElementwise),
+    Row("activation", "swiglu", Cls::kElementwise),
+    Row("activation", "activation", Cls::kElementwise),
+    Row("elementwise", "dropout", Cls::kElementwise),
+    Row("elementwise", "clamp", Cls::kElementwise),
+    Row("quantize", "quant", Cls::kElementwise),     // fp8/int8 (de)quantize
+    Row("quantize", "^convert", Cls::kElementwise),  // XLA convert, dtype conversions
+    Row("quantize", "to_float", Cls::kElementwise),  // FBGEMM _FP8rowwise_to_float, _hfp8_to_float
+    Row("quantize", "float_to_", Cls::kElementwise),
+    Row("xla_fusion", "^loop_", Cls::kElementwise, "fusion"),  // XLA loop fusion
+    Row("optimizer", "adam", Cls::kElementwise),               // fused optimizer steps are pointwise
+    Row("optimizer", "sgd", Cls::kElementwise),
+    Row("optimizer", "multi_tensor_apply", Cls::kElementwise),
+    Row("elementwise", "eigenmetakernel", Cls::kElementwise),  // Eigen tensor expressions (TF)
+    Row("elementwise", "biasnchwkernel", Cls::kElementwise),   // TensorFlow bias add
+    Row("elementwise", "biasnhwckernel", Cls::kElementwise),
+    Row("elementwise", "scalepackedtensor", Cls::kElementwise),  // cuDNN tensor scale
+    Row("elementwise", "tcnn::kernel_sh", Cls::kElementwise),    // tiny-cuda-nn SH encoding
 
     // 10. Fallbacks.
-    Row("copy", "copy", K::kCopy),
-    Row("gather_scatter", "gather", K::kCopy),
-    Row("gather_scatter", "scatter", K::kCopy),
-    Row("gather_scatter", "index", K::kCopy),
-    Row("elementwise", "vectoradd", K::kElementwise),
-    Row("elementwise", "add_kernel", K::kElementwise),
-    Row("elementwise", "mul_kernel", K::kElementwise),
+    Row("copy", "copy", Cls::kCopy),
+    Row("gather_scatter", "gather", Cls::kCopy),
+    Row("gather_scatter", "scatter", Cls::kCopy),
+    Row("gather_scatter", "index", Cls::kCopy),
+    Row("elementwise", "vectoradd", Cls::kElementwise),
+    Row("elementwise", "add_kernel", Cls::kElementwise),
+    Row("elementwise", "mul_kernel", Cls::kElementwise),
 };
 
 constexpr std::string_view kTensorCoreTokens[] = {
@@ -305,15 +306,15 @@ constexpr std::string_view kTensorCoreTokens[] = {
 // Order: the old detectors' fp32 list first (it decides the AMP finding),
 // then mixed formats before the plain 16-bit ones (bf16 before f16).
 constexpr PrecisionToken kPrecisionTokens[] = {
-    {"sgemm", P::kFp32},   {"scudnn", P::kFp32},   {"gemmsn", P::kFp32},    {"gemv2t", P::kFp32},
-    {"gemv2n", P::kFp32},  {"winograd", P::kFp32}, {"fft2d_r2c", P::kFp32}, {"fft2d_c2r", P::kFp32},
-    {"fft_r2c", P::kFp32}, {"fft_c2r", P::kFp32},  {"gemm_f32", P::kFp32},  {"_f32f32", P::kFp32},
-    {"tf32", P::kTf32},    {"e4m3", P::kFp8},      {"e5m2", P::kFp8},       {"fp8", P::kFp8},
-    {"mxfp", P::kFp8},     {"nvfp4", P::kFp8},     {"bf16", P::kBf16},      {"bfloat16", P::kBf16},
-    {"f16", P::kFp16},     {"fp16", P::kFp16},     {"half", P::kFp16},      {"h884", P::kFp16},
-    {"h1688", P::kFp16},   {"h16816", P::kFp16},   {"hgemm", P::kFp16},     {"int8", P::kInt8},
-    {"i8816", P::kInt8},   {"imma", P::kInt8},     {"dgemm", P::kFp64},     {"f64", P::kFp64},
-    {"fp64", P::kFp64},
+    {"sgemm", Prec::kFp32},   {"scudnn", Prec::kFp32},   {"gemmsn", Prec::kFp32},    {"gemv2t", Prec::kFp32},
+    {"gemv2n", Prec::kFp32},  {"winograd", Prec::kFp32}, {"fft2d_r2c", Prec::kFp32}, {"fft2d_c2r", Prec::kFp32},
+    {"fft_r2c", Prec::kFp32}, {"fft_c2r", Prec::kFp32},  {"gemm_f32", Prec::kFp32},  {"_f32f32", Prec::kFp32},
+    {"tf32", Prec::kTf32},    {"e4m3", Prec::kFp8},      {"e5m2", Prec::kFp8},       {"fp8", Prec::kFp8},
+    {"mxfp", Prec::kFp8},     {"nvfp4", Prec::kFp8},     {"bf16", Prec::kBf16},      {"bfloat16", Prec::kBf16},
+    {"f16", Prec::kFp16},     {"fp16", Prec::kFp16},     {"half", Prec::kFp16},      {"h884", Prec::kFp16},
+    {"h1688", Prec::kFp16},   {"h16816", Prec::kFp16},   {"hgemm", Prec::kFp16},     {"int8", Prec::kInt8},
+    {"i8816", Prec::kInt8},   {"imma", Prec::kInt8},     {"dgemm", Prec::kFp64},     {"f64", Prec::kFp64},
+    {"fp64", Prec::kFp64},
 };
 
 // tb_plugin torch_tb_profiler/profiler/tensor_core.py (commit 041e7ce9).
@@ -368,13 +369,6 @@ bool RuleMatches(const KernelFamilyRule& r, std::string_view s) {
          (r.unless.empty() || !Matches(s, r.unless));
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 bool HasTensorCoreToken(std::string_view s) {
   if (s.find("simt") != std::string_view::npos) return false;  // SIMT variants share prefixes
   return std::any_of(std::begin(kTensorCoreTokens), std::end(kTensorCoreTokens),
@@ -384,7 +378,7 @@ bool HasTensorCoreToken(std::string_view s) {
 KernelPrecision PrecisionFromTokens(std::string_view s) {
   for (const PrecisionToken& t : kPrecisionTokens)
     if (s.find(t.token) != std::string_view::npos) return t.precision;
-  return P::kUnknown;
+  return Prec::kUnknown;
 }
 
 bool TritonName(std::string_view name) {
@@ -395,7 +389,7 @@ bool TritonName(std::string_view name) {
 }
 
 KernelInfo ClassifyDemangled(std::string_view demangled) {
-  std::string lower = Lower(demangled);
+  std::string lower = AsciiLower(demangled);
   std::string_view s = lower;
   if (s.starts_with("void ")) s.remove_prefix(5);  // so '^' anchors see the function name
   KernelInfo info;
@@ -408,10 +402,10 @@ KernelInfo ClassifyDemangled(std::string_view demangled) {
     info.family = r.family;
     info.attention = r.attention;
     info.tensor_core =
-        r.tensor_core == T::kYes || (r.tensor_core == T::kFromTokens && HasTensorCoreToken(s));
-    info.precision = r.precision != P::kUnknown ? r.precision : PrecisionFromTokens(s);
+        r.tensor_core == Tc::kYes || (r.tensor_core == Tc::kFromTokens && HasTensorCoreToken(s));
+    info.precision = r.precision != Prec::kUnknown ? r.precision : PrecisionFromTokens(s);
     // Only GEMM/conv names state a compute precision worth reporting.
-    if (r.kernel_class != K::kGemmConv) info.precision = P::kUnknown;
+    if (r.kernel_class != Cls::kGemmConv) info.precision = Prec::kUnknown;
     return info;
   }
   return info;
@@ -421,17 +415,17 @@ KernelInfo ClassifyDemangled(std::string_view demangled) {
 
 std::string_view ToString(KernelClass c) {
   switch (c) {
-    case K::kGemmConv:
+    case Cls::kGemmConv:
       return "gemm_conv";
-    case K::kElementwise:
+    case Cls::kElementwise:
       return "elementwise";
-    case K::kReduction:
+    case Cls::kReduction:
       return "reduction";
-    case K::kCopy:
+    case Cls::kCopy:
       return "copy";
-    case K::kCommunication:
+    case Cls::kCommunication:
       return "communication";
-    case K::kOther:
+    case Cls::kOther:
       break;
   }
   return "other";
@@ -439,21 +433,21 @@ std::string_view ToString(KernelClass c) {
 
 std::string_view ToString(KernelPrecision p) {
   switch (p) {
-    case P::kFp32:
+    case Prec::kFp32:
       return "fp32";
-    case P::kTf32:
+    case Prec::kTf32:
       return "tf32";
-    case P::kFp16:
+    case Prec::kFp16:
       return "fp16";
-    case P::kBf16:
+    case Prec::kBf16:
       return "bf16";
-    case P::kFp8:
+    case Prec::kFp8:
       return "fp8";
-    case P::kInt8:
+    case Prec::kInt8:
       return "int8";
-    case P::kFp64:
+    case Prec::kFp64:
       return "fp64";
-    case P::kUnknown:
+    case Prec::kUnknown:
       break;
   }
   return "unknown";
@@ -471,7 +465,7 @@ KernelInfo ClassifyKernelName(std::string_view name) {
 KernelClass ClassifyKernel(std::string_view name) { return ClassifyKernelName(name).kernel_class; }
 bool UsesTensorCores(std::string_view name) { return ClassifyKernelName(name).tensor_core; }
 bool IsCommKernel(std::string_view name) {
-  return ClassifyKernelName(name).kernel_class == K::kCommunication;
+  return ClassifyKernelName(name).kernel_class == Cls::kCommunication;
 }
 bool IsFp32GemmOrConv(std::string_view name) {
   return ClassifyKernelName(name).Fp32WithoutTensorCores();
@@ -483,7 +477,7 @@ bool IsTritonKernel(std::string_view name) {
 }
 
 bool IsMemoryBoundClass(KernelClass c) {
-  return c == K::kElementwise || c == K::kReduction || c == K::kCopy;
+  return c == Cls::kElementwise || c == Cls::kReduction || c == Cls::kCopy;
 }
 
 std::span<const std::string_view> TbPluginTensorCoreAllowlist() { return kTbAllowlist; }

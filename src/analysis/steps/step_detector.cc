@@ -1,4 +1,5 @@
 #include "analysis/steps/step_detector.h"
+#include "base/ascii.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,16 +16,8 @@ constexpr std::string_view kStepWords[] = {"step", "iteration", "iter", "batch",
 constexpr int kMinPeriods = 3;
 constexpr double kMaxSpacingCv = 0.02;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool LooksLikeStep(std::string_view name) {
-  const std::string lower = Lower(name);
+  const std::string lower = AsciiLower(name);
   for (std::string_view w : kStepWords) {
     if (lower.find(w) != std::string::npos) return true;
   }

@@ -42,9 +42,9 @@ constexpr int32_t kCuMemcpyDtoD[] = {47, 280, 399};
 constexpr int32_t kCuMemcpy2D[] = {56, 287, 405};
 constexpr int32_t kCuMemcpy3D[] = {58, 290, 407};
 constexpr int32_t kCuMemcpyPeer[] = {318, 409};
-constexpr std::span<const int32_t> kNone{};
+constexpr std::span<const int32_t> kNoCbids{};
 
-constexpr std::array<SyncApiEntry, 49> kTable = {{
+constexpr std::array<SyncApiEntry, 49> kSyncApis = {{
     // CUDA runtime
     {"cudaDeviceSynchronize", ApiKind::kRuntime, C::kExplicitSync, kCudaDeviceSynchronize},
     {"cudaThreadSynchronize", ApiKind::kRuntime, C::kExplicitSync, kCudaThreadSynchronize},
@@ -78,27 +78,27 @@ constexpr std::array<SyncApiEntry, 49> kTable = {{
     {"cuMemcpy3D", ApiKind::kDriver, C::kBlockingMemcpy, kCuMemcpy3D},
     {"cuMemcpyPeer", ApiKind::kDriver, C::kBlockingMemcpy, kCuMemcpyPeer},
     // HIP runtime (name only)
-    {"hipDeviceSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNone},
-    {"hipCtxSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNone},
-    {"hipStreamSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNone},
-    {"hipEventSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNone},
-    {"hipStreamWaitEvent", ApiKind::kRuntime, C::kGpuWait, kNone},
-    {"hipMemcpy", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
+    {"hipDeviceSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNoCbids},
+    {"hipCtxSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNoCbids},
+    {"hipStreamSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNoCbids},
+    {"hipEventSynchronize", ApiKind::kRuntime, C::kExplicitSync, kNoCbids},
+    {"hipStreamWaitEvent", ApiKind::kRuntime, C::kGpuWait, kNoCbids},
+    {"hipMemcpy", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
     // hipMemcpyWithStream returns after the copy, like hipMemcpy.
-    {"hipMemcpyWithStream", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpy2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpy3D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyHtoD", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyDtoH", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyDtoD", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyToSymbol", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyFromSymbol", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyPeer", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpy2DToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpy2DFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
-    {"hipMemcpyParam2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNone},
+    {"hipMemcpyWithStream", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpy2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpy3D", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyHtoD", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyDtoH", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyDtoD", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyToSymbol", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyFromSymbol", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyPeer", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpy2DToArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpy2DFromArray", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
+    {"hipMemcpyParam2D", ApiKind::kRuntime, C::kBlockingMemcpy, kNoCbids},
 }};
 
 // Runtime table: launches, async copies and memsets (cbids as above).
@@ -144,74 +144,74 @@ constexpr RuntimeApiEntry kRuntimeTable[] = {
     {"cuLaunchCooperativeKernelMultiDevice", ApiKind::kDriver, R::kLaunch,
      kCuLaunchCooperativeKernelMultiDevice},
     {"cuGraphLaunch", ApiKind::kDriver, R::kGraphLaunch, kCuGraphLaunch},
-    {"hipLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipLaunchKernelExC", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipExtLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipExtModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipModuleLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipLaunchCooperativeKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipExtLaunchMultiKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipDrvLaunchKernelEx", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipLaunchByPtr", ApiKind::kRuntime, R::kLaunch, kNone},
-    {"hipGraphLaunch", ApiKind::kRuntime, R::kGraphLaunch, kNone},
+    {"hipLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipLaunchKernelExC", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipExtLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipExtModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipModuleLaunchKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipModuleLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipLaunchCooperativeKernel", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipLaunchCooperativeKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipExtLaunchMultiKernelMultiDevice", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipDrvLaunchKernelEx", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipLaunchByPtr", ApiKind::kRuntime, R::kLaunch, kNoCbids},
+    {"hipGraphLaunch", ApiKind::kRuntime, R::kGraphLaunch, kNoCbids},
     // Asynchronous copies (the host returns at once for pinned memory).
     {"cudaMemcpyAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpyAsync},
     {"cudaMemcpy2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpy2DAsync},
     {"cudaMemcpy3DAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpy3DAsync},
     {"cudaMemcpyPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kCudaMemcpyPeerAsync},
-    {"cudaMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpyToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpyFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"cudaMemcpy3DPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cudaMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpyToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpyFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"cudaMemcpy3DPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
     {"cuMemcpyAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyAsync},
     {"cuMemcpyHtoDAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyHtoDAsync},
     {"cuMemcpyDtoHAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyDtoHAsync},
     {"cuMemcpyDtoDAsync", ApiKind::kDriver, R::kAsyncCopy, kCuMemcpyDtoDAsync},
-    {"cuMemcpy2DAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
-    {"cuMemcpy3DAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
-    {"cuMemcpyPeerAsync", ApiKind::kDriver, R::kAsyncCopy, kNone},
-    {"hipMemcpyAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyHtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyDtoHAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyDtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpy2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyParam2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpy3DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
-    {"hipMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNone},
+    {"cuMemcpy2DAsync", ApiKind::kDriver, R::kAsyncCopy, kNoCbids},
+    {"cuMemcpy3DAsync", ApiKind::kDriver, R::kAsyncCopy, kNoCbids},
+    {"cuMemcpyPeerAsync", ApiKind::kDriver, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyHtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyDtoHAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyDtoDAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpy2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpy2DToArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpy2DFromArrayAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyParam2DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpy3DAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyPeerAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyToSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
+    {"hipMemcpyFromSymbolAsync", ApiKind::kRuntime, R::kAsyncCopy, kNoCbids},
     // Memsets.
     {"cudaMemset", ApiKind::kRuntime, R::kMemset, kCudaMemset},
     {"cudaMemsetAsync", ApiKind::kRuntime, R::kMemset, kCudaMemsetAsync},
-    {"cudaMemset2D", ApiKind::kRuntime, R::kMemset, kNone},
-    {"cudaMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNone},
-    {"cudaMemset3D", ApiKind::kRuntime, R::kMemset, kNone},
-    {"cudaMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNone},
-    {"cuMemsetD8", ApiKind::kDriver, R::kMemset, kNone},
-    {"cuMemsetD16", ApiKind::kDriver, R::kMemset, kNone},
-    {"cuMemsetD32", ApiKind::kDriver, R::kMemset, kNone},
+    {"cudaMemset2D", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"cudaMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"cudaMemset3D", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"cudaMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"cuMemsetD8", ApiKind::kDriver, R::kMemset, kNoCbids},
+    {"cuMemsetD16", ApiKind::kDriver, R::kMemset, kNoCbids},
+    {"cuMemsetD32", ApiKind::kDriver, R::kMemset, kNoCbids},
     {"cuMemsetD8Async", ApiKind::kDriver, R::kMemset, kCuMemsetD8Async},
-    {"cuMemsetD16Async", ApiKind::kDriver, R::kMemset, kNone},
+    {"cuMemsetD16Async", ApiKind::kDriver, R::kMemset, kNoCbids},
     {"cuMemsetD32Async", ApiKind::kDriver, R::kMemset, kCuMemsetD32Async},
-    {"hipMemset", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetAsync", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD8", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD16", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD32", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD8Async", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD16Async", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemsetD32Async", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemset2D", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemset3D", ApiKind::kRuntime, R::kMemset, kNone},
-    {"hipMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNone},
+    {"hipMemset", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetAsync", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD8", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD16", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD32", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD8Async", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD16Async", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemsetD32Async", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemset2D", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemset2DAsync", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemset3D", ApiKind::kRuntime, R::kMemset, kNoCbids},
+    {"hipMemset3DAsync", ApiKind::kRuntime, R::kMemset, kNoCbids},
 };
 
 RuntimeApiRole RoleOf(SyncApiClass c) {
@@ -243,7 +243,7 @@ struct RoleIndex {
 const RoleIndex& GetRoleIndex() {
   static const RoleIndex index = [] {
     RoleIndex x;
-    for (const SyncApiEntry& e : kTable) x.Add(e.name, e.kind, RoleOf(e.api_class), e.cbids);
+    for (const SyncApiEntry& e : kSyncApis) x.Add(e.name, e.kind, RoleOf(e.api_class), e.cbids);
     for (const RuntimeApiEntry& e : kRuntimeTable) x.Add(e.name, e.kind, e.role, e.cbids);
     return x;
   }();
@@ -277,7 +277,7 @@ std::string_view ToString(SyncApiClass c) {
   return "unknown";
 }
 
-std::span<const SyncApiEntry> SyncApiTable() { return kTable; }
+std::span<const SyncApiEntry> SyncApiTable() { return kSyncApis; }
 std::span<const RuntimeApiEntry> RuntimeApiTable() { return kRuntimeTable; }
 
 std::string_view ToString(RuntimeApiRole r) {
@@ -303,7 +303,7 @@ std::string_view CanonicalApiName(std::string_view name) {
 const SyncApiEntry* MatchSyncApi(std::string_view name, model::ApiKind kind, int32_t cbid) {
   const bool hip = name.starts_with("hip");
   if (!hip && IsValid(cbid) && (kind == ApiKind::kRuntime || kind == ApiKind::kDriver)) {
-    for (const SyncApiEntry& e : kTable) {
+    for (const SyncApiEntry& e : kSyncApis) {
       if (e.kind != kind) continue;
       for (int32_t id : e.cbids)
         if (id == cbid) return &e;
@@ -313,7 +313,7 @@ const SyncApiEntry* MatchSyncApi(std::string_view name, model::ApiKind kind, int
   // when the cbid is missing or from another numbering.
   std::string_view canon = CanonicalApiName(name);
   if (canon.empty()) return nullptr;
-  for (const SyncApiEntry& e : kTable)
+  for (const SyncApiEntry& e : kSyncApis)
     if (e.name == canon) return &e;
   return nullptr;
 }

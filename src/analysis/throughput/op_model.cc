@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/ascii.h"
 #include "base/units.h"
 
 namespace gpuwhy::analysis {
@@ -259,12 +260,6 @@ std::string_view At(const std::vector<std::string>& v, size_t i) {
 const std::vector<int64_t>& DimsAt(const ShapeArgs& a, size_t i) {
   static const std::vector<int64_t> kEmpty;
   return i < a.dims.size() ? a.dims[i] : kEmpty;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // ---- formulas ----
@@ -856,7 +851,7 @@ bool ParseShapeArgs(std::string_view dims_text, std::string_view types_text,
 }
 
 double BytesPerElement(std::string_view dtype) {
-  std::string t = Lower(dtype);
+  std::string t = AsciiLower(dtype);
   if (t == "double" || t == "long int" || t == "c10::complex<float>") return 8;
   if (t == "float" || t == "scalar" || t == "int") return 4;
   if (t == "c10::half" || t == "c10::bfloat16" || t == "short") return 2;
@@ -868,7 +863,7 @@ double BytesPerElement(std::string_view dtype) {
 }
 
 Precision PrecisionOf(std::string_view dtype) {
-  std::string t = Lower(dtype);
+  std::string t = AsciiLower(dtype);
   if (t == "float") return Precision::kFp32;
   if (t == "double") return Precision::kFp64;
   if (t == "c10::half") return Precision::kFp16;

@@ -14,7 +14,7 @@ namespace gpuwhy::analysis {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kNoOwner = UINT32_MAX;
 
 struct WorkKey {
   StringId name, dims, types, concrete;
@@ -119,8 +119,8 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
            std::tie(R.pid[b], R.tid[b], R.start_ns[b], R.end_ns[a]);
   });
   // owner: top-most primary op at or above; comp: top-most composite op.
-  std::vector<std::pair<uint32_t, uint32_t>> owner_of(R.size(), {kNone, kNone});  // (owner, comp)
-  std::vector<uint32_t> parent(R.size(), kNone);
+  std::vector<std::pair<uint32_t, uint32_t>> owner_of(R.size(), {kNoOwner, kNoOwner});  // (owner, comp)
+  std::vector<uint32_t> parent(R.size(), kNoOwner);
   std::vector<uint32_t> stack;
   std::unordered_map<int64_t, uint32_t> by_ext;
   by_ext.reserve(ops.size());
@@ -132,14 +132,14 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
         break;
       stack.pop_back();
     }
-    uint32_t owner = kNone, comp = kNone;
+    uint32_t owner = kNoOwner, comp = kNoOwner;
     if (!stack.empty()) {
       std::tie(owner, comp) = owner_of[stack.back()];
       parent[row] = stack.back();
     }
     OpRole r = role(row);
-    if (owner == kNone && r == OpRole::kPrimary) owner = row;
-    if (comp == kNone && r == OpRole::kComposite) comp = row;
+    if (owner == kNoOwner && r == OpRole::kPrimary) owner = row;
+    if (comp == kNoOwner && r == OpRole::kComposite) comp = row;
     owner_of[row] = {owner, comp};
     stack.push_back(row);
     if (IsValid(R.external_id[row])) by_ext.try_emplace(R.external_id[row], row);
@@ -158,7 +158,7 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
           api_by_corr.try_emplace(t.api_calls.correlation_id[i], static_cast<uint32_t>(i));
     }
     auto it = api_by_corr.find(corr);
-    if (it == api_by_corr.end()) return kNone;
+    if (it == api_by_corr.end()) return kNoOwner;
     const uint32_t a = it->second;
     const int32_t pid = t.api_calls.pid[a];
     const int64_t tid = t.api_calls.tid[a], ts = t.api_calls.start_ns[a];
@@ -167,10 +167,10 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
                                 [&](const std::tuple<int32_t, int64_t, int64_t>& k, uint32_t r) {
                                   return k < std::make_tuple(R.pid[r], R.tid[r], R.start_ns[r]);
                                 });
-    if (pos == ops.begin()) return kNone;
+    if (pos == ops.begin()) return kNoOwner;
     uint32_t r = *(pos - 1);
-    if (R.pid[r] != pid || R.tid[r] != tid) return kNone;
-    while (r != kNone && R.end_ns[r] < ts) r = parent[r];
+    if (R.pid[r] != pid || R.tid[r] != tid) return kNoOwner;
+    while (r != kNoOwner && R.end_ns[r] < ts) r = parent[r];
     return r;
   };
 
@@ -199,16 +199,16 @@ ThroughputResult AnalyzeThroughput(const model::Trace& t, const StepResult& step
   auto attribute = [&](int64_t ext, int64_t corr, int32_t device, int64_t s, int64_t e,
                        StringId kernel_name) {
     if (!IsValid(s) || !IsValid(e) || e < s) return;
-    uint32_t op = kNone;
+    uint32_t op = kNoOwner;
     if (IsValid(ext)) {
       auto it = by_ext.find(ext);
       if (it != by_ext.end()) op = it->second;
     }
-    if (op == kNone && IsValid(corr)) op = op_around(corr);
-    if (op == kNone) return;
+    if (op == kNoOwner && IsValid(corr)) op = op_around(corr);
+    if (op == kNoOwner) return;
     auto [owner, comp] = owner_of[op];
-    uint32_t row = owner != kNone ? owner : comp;
-    if (row == kNone) return;
+    uint32_t row = owner != kNoOwner ? owner : comp;
+    if (row == kNoOwner) return;
     auto [jt, fresh] = inst_of.try_emplace(row, static_cast<uint32_t>(out.instances.size()));
     if (fresh) {
       OpInstance oi;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "base/ascii.h"
 #include "base/units.h"
 #include "import/nsys/sqlite_db.h"
 
@@ -70,12 +71,6 @@ Status Unsupported(std::string_view why) {
   return InvalidInput(fmt::format("direct page reader: {}", why));
 }
 
-std::string Upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
 // IntLiteral: `text` as a plain (signed) decimal integer literal.
 bool IntLiteral(std::string_view text, int64_t* v) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
@@ -126,7 +121,7 @@ Result<PageTablePlan> PlanIntTable(sqlite3* db, std::string_view table,
     if (!IsValid(root) || root < 1 || root > std::numeric_limits<uint32_t>::max())
       return Unsupported("virtual table or bad root page");
     plan.root_page = static_cast<uint32_t>(root);
-    sql = Upper(st.Text(1));
+    sql = AsciiUpper(st.Text(1));
   }
   // A WITHOUT ROWID table is an index B-tree: its root page type makes the scan fall back.
   struct Col {
@@ -150,7 +145,7 @@ Result<PageTablePlan> PlanIntTable(sqlite3* db, std::string_view table,
       if (st.I64(6) != 0) return Unsupported("hidden or generated column");
       Col c;
       c.name = std::string(st.Text(1));
-      c.type = Upper(st.Text(2));
+      c.type = AsciiUpper(st.Text(2));
       c.has_default = !st.IsNull(4);
       c.dflt = std::string(st.Text(4));
       c.pk = static_cast<int>(std::clamp<int64_t>(st.I64(5), 0, 1000));
@@ -177,7 +172,7 @@ Result<PageTablePlan> PlanIntTable(sqlite3* db, std::string_view table,
       if (RealAffinity(cols[i].type)) return Unsupported("REAL column");
       pc.slot = static_cast<int>(i);
       pc.is_rowid = static_cast<int>(i) == rowid_alias;
-      if (!cols[i].has_default || Upper(cols[i].dflt) == "NULL") {
+      if (!cols[i].has_default || AsciiUpper(cols[i].dflt) == "NULL") {
         pc.default_value = kMissingI64;
       } else {
         pc.default_known = IntLiteral(cols[i].dflt, &pc.default_value);

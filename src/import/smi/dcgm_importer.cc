@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "base/ascii.h"
 #include "base/input_stream.h"
 #include "import/smi/smi_common.h"
 
@@ -16,15 +17,9 @@ using smi::MetricSpec;
 
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return o;
-}
-
 // DcgmSpec: the model mapping of a DCGM field given by any of its names.
 MetricSpec DcgmSpec(std::string_view raw) {
-  std::string n = Upper(smi::Trim(raw));
+  std::string n = AsciiUpper(smi::Trim(raw));
   for (std::string_view p : {"DCGM_FI_PROF_", "DCGM_FI_DEV_", "DCGM_FI_"})
     if (n.rfind(p, 0) == 0) n = n.substr(p.size());
   auto m = [](CounterKind k, CounterUnit u, double s) { return MetricSpec{k, u, s, true}; };
@@ -63,11 +58,11 @@ MetricSpec DcgmSpec(std::string_view raw) {
 }
 
 bool IsGpuColumn(std::string_view c) {
-  std::string u = Upper(c);
+  std::string u = AsciiUpper(c);
   return u == "GPUID" || u == "GPU" || u == "ENTITY" || u == "ENTITYID" || u == "GPU_ID";
 }
 bool IsTimeColumn(std::string_view c) {
-  std::string u = Upper(c);
+  std::string u = AsciiUpper(c);
   return u == "TIMESTAMPUS" || u == "TIMESTAMP" || u == "TIME" || u == "TS";
 }
 
@@ -129,7 +124,7 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       header = c;
       gpu_col = time_col = field_col = value_col = -1;
       for (size_t i = 0; i < c.size(); ++i) {
-        std::string u = Upper(c[i]);
+        std::string u = AsciiUpper(c[i]);
         if (IsGpuColumn(c[i]) && gpu_col < 0) gpu_col = static_cast<int>(i);
         else if (IsTimeColumn(c[i])) time_col = static_cast<int>(i);
         else if (u == "FIELD" || u == "FIELDID" || u == "FIELD_ID") field_col = static_cast<int>(i);
@@ -185,7 +180,7 @@ bool LooksLikeDcgm(std::string_view prefix) {
     for (std::string_view x : c) {
       gpu = gpu || IsGpuColumn(x);
       time = time || IsTimeColumn(x);
-      std::string u = Upper(x);
+      std::string u = AsciiUpper(x);
       field = field || u == "FIELD" || u == "FIELDID";
       dcgm = dcgm || u.rfind("DCGM_FI_", 0) == 0;
     }

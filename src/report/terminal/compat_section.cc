@@ -9,7 +9,6 @@
 namespace gpuwhy::report {
 namespace {
 
-constexpr size_t kIndent = 2;
 
 std::string F2(double v) {
   if (!IsValid(v)) return std::string(kNa);
@@ -25,10 +24,6 @@ std::string F0(double v) {
   return b;
 }
 
-void Line(const TerminalContext& ctx, std::ostream& out, const std::string& s) {
-  out << FitWidth(std::string(kIndent, ' ') + s, static_cast<size_t>(ctx.options.width)) << '\n';
-}
-
 }  // namespace
 
 void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
@@ -36,20 +31,20 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
   if (ctx.trace.tbplugin) {
     const analysis::TbPluginResult& r = *ctx.trace.tbplugin;
     out << '\n';
-    Line(ctx, out, "compat tbplugin: TensorBoard profiler plugin overview (its definitions)");
-    Line(ctx, out,
+    SectionLine(ctx, out, "compat tbplugin: TensorBoard profiler plugin overview (its definitions)");
+    SectionLine(ctx, out,
          "  steps " + std::to_string(r.step_count) + " (device-adjusted), avg step " +
              F0(r.avg_step_us) + " us");
     for (const analysis::TbPluginDevice& d : r.devices) {
-      Line(ctx, out,
+      SectionLine(ctx, out,
            "  GPU " + std::to_string(d.device_id) + ": GPU Utilization " + F2(d.gpu_util_pct) +
                " %  Est. SM Efficiency " + F2(d.sm_efficiency_pct) +
                " %  Est. Achieved Occupancy " + F2(d.occupancy_pct) + " %");
-      Line(ctx, out,
+      SectionLine(ctx, out,
            "         Tensor Cores (plugin allowlist) " + F2(d.tensor_core_kernel_pct) +
                " % of kernel time");
       if (!d.util_timeline.empty())
-        Line(ctx, out,
+        SectionLine(ctx, out,
              "         utilization timeline @" + FormatDuration(d.util_timeline_bucket_ns) + " " +
                  Sparkline(d.util_timeline, ctx.options.ascii, 100));
     }
@@ -60,14 +55,14 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
                   F0(r.avg_role_us[static_cast<size_t>(i)]),
                   F2(r.role_pct[static_cast<size_t>(i)])});
       }
-      t.Render(out, kIndent + 2, width, 0);
+      t.Render(out, kSectionIndent + 2, width, 0);
     }
   }
   if (ctx.trace.hta) {
     const analysis::HtaResult& h = *ctx.trace.hta;
     out << '\n';
-    Line(ctx, out, "compat hta: Holistic Trace Analysis breakdowns (its definitions)");
-    Line(ctx, out,
+    SectionLine(ctx, out, "compat hta: Holistic Trace Analysis breakdowns (its definitions)");
+    SectionLine(ctx, out,
          "  temporal: idle " + F2(h.temporal.idle_pct) + " %, compute " +
              F2(h.temporal.compute_pct) + " %, non-compute " + F2(h.temporal.non_compute_pct) +
              " % of " + std::to_string(h.temporal.total_us) + " us" +
@@ -79,21 +74,21 @@ void RenderCompat(const TerminalContext& ctx, std::ostream& out) {
         t.AddRow({"stream " + std::to_string(s.stream_id), std::to_string(s.host_wait_us),
                   std::to_string(s.kernel_wait_us), std::to_string(s.other_us)});
       }
-      t.Render(out, kIndent + 2, width, 0);
+      t.Render(out, kSectionIndent + 2, width, 0);
     }
   }
   if (ctx.trace.tracelens) {
     out << '\n';
-    Line(ctx, out, "compat tracelens: TraceLens GPU timeline (its definitions)");
+    SectionLine(ctx, out, "compat tracelens: TraceLens GPU timeline (its definitions)");
     auto line = [&](const char* label, const analysis::TraceLensTimeline& t) {
       if (!t.ok) {
-        Line(ctx, out, std::string("  ") + label + ": " + t.error + " (" +
+        SectionLine(ctx, out, std::string("  ") + label + ": " + t.error + " (" +
                            std::to_string(t.events_all) + " GPU events, none kept)");
         return;
       }
       auto ms = [](double us) { return F2(us / 1e3); };
       auto pct = [&](double us) { return F2(t.total_us > 0 ? us / t.total_us * 100 : kMissingF64); };
-      Line(ctx, out, std::string("  ") + label + " (" + std::to_string(t.events_used) + "/" +
+      SectionLine(ctx, out, std::string("  ") + label + " (" + std::to_string(t.events_used) + "/" +
                          std::to_string(t.events_all) + " GPU events): total " + ms(t.total_us) +
                          " ms, computation " + pct(t.computation_us) + " %, exposed comm " +
                          pct(t.exposed_comm_us) + " %, exposed memcpy " +

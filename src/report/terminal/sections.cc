@@ -1,5 +1,9 @@
 #include "report/terminal/sections.h"
 
+#include <string>
+
+#include "report/terminal/text_format.h"
+
 namespace gpuwhy::report {
 
 const std::vector<TerminalSection>& TerminalSections() {
@@ -15,6 +19,12 @@ const std::vector<TerminalSection>& TerminalSections() {
       {"import_stats", SectionPlacement::kTraceFooter, RenderImportStats, nullptr},
   };
   return kSections;
+}
+
+void SectionLine(const TerminalContext& ctx, std::ostream& out, std::string_view s) {
+  std::string line(kSectionIndent, ' ');
+  line += s;
+  out << FitWidth(line, static_cast<size_t>(ctx.options.width)) << '\n';
 }
 
 }  // namespace gpuwhy::report

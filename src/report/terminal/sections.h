@@ -12,6 +12,7 @@
 // member of TraceAnalysis. Sections print nothing when they have nothing.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,12 @@ struct TerminalSection {
 
 // TerminalSections: every section in drawing order.
 const std::vector<TerminalSection>& TerminalSections();
+
+// kSectionIndent: columns every section line is indented by.
+inline constexpr size_t kSectionIndent = 2;
+// SectionLine: `s` indented by kSectionIndent and cut to the report width,
+// then a newline.
+void SectionLine(const TerminalContext& ctx, std::ostream& out, std::string_view s);
 
 // ---- Sections (one file each) ----
 // summary_section.cc

@@ -13,13 +13,12 @@ namespace gpuwhy::report {
 
 namespace {
 
-constexpr size_t kIndent = 2;
 constexpr size_t kLabelWidth = 12;
 
 // Line: "  label       text", cut to the width.
 void Line(std::ostream& out, const TerminalContext& ctx, std::string_view label,
           const std::string& text) {
-  std::string s(kIndent, ' ');
+  std::string s(kSectionIndent, ' ');
   s += label;
   if (label.size() < kLabelWidth) s.append(kLabelWidth - label.size(), ' ');
   s += text;
@@ -125,7 +124,7 @@ void RenderCounters(const TerminalContext& ctx, const analysis::DeviceSummary& d
               mask ? std::string("-") : CounterValue(c.unit, c.mean), CounterValue(c.unit, c.min),
               CounterValue(c.unit, c.max)});
   }
-  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 0);
 }
 
 void RenderSteps(const TerminalContext& ctx, const analysis::StepSummary& st, std::ostream& out) {
@@ -202,7 +201,7 @@ void RenderKernels(const TerminalContext& ctx, const analysis::KernelSummary& ks
               FormatPct(ks.other_time_ratio)});
   // Long demangled names lose template arguments before they lose their end.
   t.ShrinkWith([](std::string_view s, size_t cols) { return AbbreviateSymbol(s, cols); });
-  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 0);
 }
 
 void RenderTransfers(const TerminalContext& ctx, const analysis::DeviceSummary& d,
@@ -231,7 +230,7 @@ void RenderTransfers(const TerminalContext& ctx, const analysis::DeviceSummary& 
   }
   for (const analysis::MemsetGroup& g : d.memset_by_kind)
     TransferRow(t, fmt::format("Memset ({})", MemoryKindLabel(g.dst_kind)), g.stats);
-  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+  t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 0);
   if (d.uvm.total.count > 0)
     Line(out, ctx, "migrations",
          fmt::format("UVM {}: {} beside kernels (page-fault stalls), {} in kernel gaps",
@@ -248,14 +247,14 @@ void RenderSync(const TerminalContext& ctx, const analysis::DeviceSummary& d, st
     for (const analysis::SyncApiStats& s : d.sync_apis)
       t.AddRow({s.name, FormatCount(s.count), FormatDuration(s.total_ns),
                 FormatDuration(s.max_ns), SyncClassLabel(s.api_class)});
-    t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+    t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 0);
   }
   if (!d.sync_events.empty()) {
     out << '\n';
     TextTable t({{"cuda_sync events", true}, {"count"}, {"time"}});
     for (const analysis::SyncEventStats& s : d.sync_events)
       t.AddRow({SyncKindLabel(s.kind), FormatCount(s.count), FormatDuration(s.total_ns)});
-    t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 0);
+    t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 0);
   }
 }
 
@@ -332,7 +331,7 @@ void RenderImportStats(const TerminalContext& ctx, std::ostream& out) {
   TextTable t({{"import notes", true}, {"count"}, {"meaning", true}});
   for (const analysis::ImportStatLine& l : s.import_stats)
     t.AddRow({l.name, FormatCount(static_cast<int64_t>(l.count)), l.description});
-  t.Render(out, kIndent, static_cast<size_t>(ctx.options.width), 2);
+  t.Render(out, kSectionIndent, static_cast<size_t>(ctx.options.width), 2);
 }
 
 }  // namespace gpuwhy::report

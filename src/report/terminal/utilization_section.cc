@@ -11,7 +11,6 @@
 namespace gpuwhy::report {
 namespace {
 
-constexpr size_t kIndent = 2;
 constexpr size_t kSparkWidth = 64;
 
 // Fixed: `v` with `decimals` places.
@@ -21,23 +20,19 @@ std::string Fixed(double v, int decimals) {
   return b;
 }
 
-void Line(const TerminalContext& ctx, std::ostream& out, const std::string& s) {
-  out << FitWidth(std::string(kIndent, ' ') + s, static_cast<size_t>(ctx.options.width)) << '\n';
-}
-
 // Wrapped: `s` word-wrapped to the width, continuation lines indented by 4 more.
 void Wrapped(const TerminalContext& ctx, std::ostream& out, const std::string& s) {
   const size_t width = static_cast<size_t>(ctx.options.width);
-  std::string line(kIndent, ' ');
+  std::string line(kSectionIndent, ' ');
   size_t pos = 0;
   bool first = true;
   while (pos < s.size()) {
     size_t next = s.find(' ', pos);
     if (next == std::string::npos) next = s.size();
     const std::string word = s.substr(pos, next - pos);
-    if (DisplayWidth(line) + DisplayWidth(word) + 1 > width && DisplayWidth(line) > kIndent + 4) {
+    if (DisplayWidth(line) + DisplayWidth(word) + 1 > width && DisplayWidth(line) > kSectionIndent + 4) {
       out << line << '\n';
-      line = std::string(kIndent + 4, ' ');
+      line = std::string(kSectionIndent + 4, ' ');
       first = true;
     }
     if (!first) line += ' ';
@@ -45,7 +40,7 @@ void Wrapped(const TerminalContext& ctx, std::ostream& out, const std::string& s
     first = false;
     pos = next + 1;
   }
-  if (DisplayWidth(line) > kIndent) out << line << '\n';
+  if (DisplayWidth(line) > kSectionIndent) out << line << '\n';
 }
 
 std::string Pct(double ratio) { return IsValid(ratio) ? FormatPct(ratio) : std::string(kNa); }
@@ -129,16 +124,16 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                 analysis::ToString(d->verdict.curve_class) + ")");
     return;
   }
-  Line(ctx, out, "utilization: surface vs real");
-  Line(ctx, out,
+  SectionLine(ctx, out, "utilization: surface vs real");
+  SectionLine(ctx, out,
        "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" + d->surface_ratio.source +
            ")");
   std::string real = "  real (SM active)  " + Pct(d->real_ratio.value);
   if (IsValid(d->gap_pp)) real += "   gap " + Fixed(d->gap_pp, 1) + " pp";
   if (!d->real_ratio.source.empty()) real += "   (" + d->real_ratio.source + ")";
-  Line(ctx, out, real);
+  SectionLine(ctx, out, real);
   if (device.has_events)
-    Line(ctx, out,
+    SectionLine(ctx, out,
        "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
            Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
            Pct(d->tensor_core_share.value) + " of kernel time");
@@ -149,9 +144,9 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
       cls += " " + std::string(analysis::ToString(static_cast<analysis::KernelClass>(c))) + " " +
              Fixed(d->class_share[static_cast<size_t>(c)] * 100.0, 0) + "%";
     }
-    Line(ctx, out, cls);
+    SectionLine(ctx, out, cls);
     if (d->triton_share > 0 || d->graph_share > 0) {
-      Line(ctx, out,
+      SectionLine(ctx, out,
            "  Triton kernels " + Pct(d->triton_share) + ", CUDA-graph kernels " +
                Pct(d->graph_share) + " of kernel time");
     }
@@ -167,7 +162,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                         {"power/limit", &d->counter_power_ratio}};
   for (const C& c : counters) {
     if (IsValid(c.f->value)) {
-      Line(ctx, out,
+      SectionLine(ctx, out,
            std::string("  ") + c.name + " " + Pct(c.f->value) + "  (" + c.f->source + ")");
     }
   }
@@ -179,7 +174,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
                                                : "NVML @";
     label += PeriodText(s.period_ns);
     label.resize(std::max<size_t>(label.size(), 20), ' ');
-    Line(ctx, out,
+    SectionLine(ctx, out,
          "  " + label + Sparkline(s.util_ratio, ctx.options.ascii, kSparkWidth) + " " + Pct(s.mean_ratio));
   }
   const analysis::CurveVerdict& v = d->verdict;
@@ -191,7 +186,7 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
     std::string h = "  histogram (10% bins):";
     for (int32_t n : f.histogram) h += " " + std::to_string(n);
     h += "  mean " + Pct(f.mean_ratio) + " sd " + Pct(f.stddev_ratio);
-    Line(ctx, out, h);
+    SectionLine(ctx, out, h);
   }
   if (d->gaps.count > 0) {
     std::string g = "  idle gaps: " + FormatCount(d->gaps.count) + ", p50 " +
@@ -200,11 +195,11 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
     if (IsValid(d->gaps.long_gap_ns_per_step)) {
       g += " (" + FormatDurationF(d->gaps.long_gap_ns_per_step) + "/step)";
     }
-    Line(ctx, out, g);
+    SectionLine(ctx, out, g);
   }
   const analysis::StepStats& st = ur.steps.stats;
   if (st.count > 0) {
-    Line(ctx, out,
+    SectionLine(ctx, out,
          "  steps: " + std::to_string(st.count) + " (" + analysis::ToString(ur.steps.source) +
              "), mean " + FormatDurationF(st.mean_ns) + ", p50 " + FormatDurationF(st.p50_ns) +
              ", p95 " + FormatDurationF(st.p95_ns) + ", jitter " +
