@@ -79,10 +79,12 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 // OverlapTimelines: up to model::kLargeModelBytes of model (all traces
 // together), the diagnosis timelines are built on a third thread while
 // utilization runs; above it, after utilization, one at a time. The timeline
-// reads no section, so only memory decides: beside utilization, the 100x
-// bench trace (970 MiB of model) peaked at 1.51-1.65 GB instead of 1.39 GB,
-// past the 1.5 GB budget, while the 10x one (99 MB) gains about 0.1 s of 1 s
-// on two cores (docs/performance.md).
+// reads no section, so only memory decides. On the 100x bench trace (970 MiB
+// of model) the timeline beside utilization and then the host sections took
+// the analysis from 1.13-1.21 s to 1.02-1.09 s, but the peak from 1.34-1.35
+// to 1.41 GB (of the 1.5 GB budget), for no clear gain in the bench's wall;
+// the 10x one (99 MB) gains about 0.1 s of 1 s on two cores
+// (docs/performance.md).
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
   for (const model::Trace& t : traces) bytes += t.memory_bytes();

@@ -273,7 +273,7 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
     IntervalList windows;
     for (const StepWindow& w : pd->steps) windows.push_back({w.start_ns, w.end_ns});
     p.kernel_in_steps_ns = OverlapLength(pd->kernel_busy, windows);
-    p.compute_in_steps_ns = OverlapLength(pd->compute_busy, windows);
+    p.compute_in_steps_ns = OverlapLength(pd->ComputeBusy(), windows);
     p.comm_in_steps_ns = OverlapLength(pd->comm_busy, windows);
     if (!pd->steps.empty())
       p.busy_in_span_ns = OverlapLength(pd->busy, pd->steps.front().start_ns, pd->steps.back().end_ns);

@@ -23,7 +23,7 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     IntervalList windows;
     for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
     IntervalList comm = Intersect(d.comm_busy, windows);
-    IntervalList compute = Intersect(d.compute_busy, windows);
+    IntervalList compute = Intersect(d.ComputeBusy(), windows);
     int64_t comm_ns = TotalLength(comm);
     if (comm_ns <= 0) continue;
     int64_t exposed = TotalLength(Subtract(comm, compute));

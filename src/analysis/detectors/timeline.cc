@@ -15,51 +15,70 @@ namespace {
 
 bool Valid(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
 
-// GpuOp: one kernel/memcpy/memset on a device, for the busy union.
-struct GpuOp {
-  int64_t start_ns;
-  int64_t end_ns;
-  int64_t correlation_id;
+// RowOrder: the rows of an op table by (start, end), stable; empty when the
+// table already is in that order, as every Finalize()d table is.
+std::vector<uint32_t> RowOrder(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
+  auto before = [&](size_t a, size_t b) {
+    return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
+  };
+  size_t i = 1;
+  while (i < start.size() && !before(i, i - 1)) ++i;
+  if (i >= start.size()) return {};
+  std::vector<uint32_t> order(start.size());
+  for (uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
+// OpStream: the rows of one op table (kernels, copies or sets) on one device
+// in (start, end) order, rows with an invalid interval skipped. It reads the
+// table in place: a copy of every op for the merge below was 54 MB at 100x,
+// at the timeline's peak.
+struct OpStream {
+  const std::vector<int32_t>* device;
+  const std::vector<int64_t>* start;
+  const std::vector<int64_t>* end;
+  const std::vector<int64_t>* corr;
+  const std::vector<uint32_t>* order;  // RowOrder(); empty: table order
+  int32_t dev = kMissingI32;
+  size_t pos = 0;
+  uint32_t row = UINT32_MAX;  // the current row; UINT32_MAX when done
+
+  template <typename Table>
+  static OpStream Of(const Table& t, const std::vector<uint32_t>& order, int32_t dev) {
+    OpStream s{&t.device_id, &t.start_ns, &t.end_ns, &t.correlation_id, &order, dev};
+    s.Next();
+    return s;
+  }
+  // Next: advance to the next row of the device with a valid interval.
+  void Next() {
+    const size_t n = device->size();
+    while (pos < n) {
+      const uint32_t r = order->empty() ? static_cast<uint32_t>(pos) : (*order)[pos];
+      ++pos;
+      if ((*device)[r] == dev && Valid((*start)[r], (*end)[r])) {
+        row = r;
+        return;
+      }
+    }
+    row = UINT32_MAX;
+  }
+  bool done() const { return row == UINT32_MAX; }
+  int64_t start_ns() const { return (*start)[row]; }
+  int64_t end_ns() const { return (*end)[row]; }
+  int64_t correlation_id() const { return (*corr)[row]; }
 };
 
-// BusyWithStarters: union of ops plus, per merged interval, the correlation id
-// of the op that began it (the op whose launch ended the preceding gap).
-void BusyWithStarters(std::vector<GpuOp>& ops, IntervalList* busy, std::vector<int64_t>* starter) {
-  // At most one interval per op; capacity that stays unused is never touched.
-  busy->reserve(ops.size());
-  starter->reserve(ops.size());
-  auto before = [](const GpuOp& a, const GpuOp& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  };
-  // The ops come as a device's kernels, then copies, then sets, each run in
-  // (start, end) order (Trace::Finalize). When the runs after the first are
-  // small, they are merged into it from the back through a buffer of their
-  // size: linear, where sorting 2.2 M ops took ~0.1 s at 100x. Otherwise a
-  // stable sort. Either way ops that tie on (start, end) stay in input
-  // order: kernels, copies, sets, each in table order.
-  size_t first_run = ops.empty() ? 0 : 1;
-  while (first_run < ops.size() && !before(ops[first_run], ops[first_run - 1])) ++first_run;
-  const size_t rest = ops.size() - first_run;
-  if (rest > 0 && rest <= ops.size() / 4) {
-    std::vector<GpuOp> tail(ops.begin() + static_cast<std::ptrdiff_t>(first_run), ops.end());
-    std::stable_sort(tail.begin(), tail.end(), before);  // a few sorted runs: copies, sets
-    size_t a = first_run, b = tail.size(), out = ops.size();
-    while (b > 0) {
-      // Backward: on a tie the tail's op goes last, after the first run's.
-      if (a > 0 && before(tail[b - 1], ops[a - 1])) ops[--out] = ops[--a];
-      else ops[--out] = tail[--b];
-    }
-  } else if (rest > 0) {
-    std::stable_sort(ops.begin(), ops.end(), before);
-  }
-  for (const GpuOp& op : ops) {
-    if (!busy->empty() && op.start_ns <= busy->back().end_ns) {
-      busy->back().end_ns = std::max(busy->back().end_ns, op.end_ns);
-    } else {
-      busy->push_back({op.start_ns, op.end_ns});
-      starter->push_back(op.correlation_id);
-    }
-  }
+// AppendToUnion: extend `u` (a union built in start order) by [s, e), e > s.
+void AppendToUnion(IntervalList& u, int64_t s, int64_t e) {
+  if (!u.empty() && s <= u.back().end_ns) u.back().end_ns = std::max(u.back().end_ns, e);
+  else u.push_back({s, e});
+}
+
+// ShrinkUnion: as MergeIntervals leaves its result: capacity over twice the
+// size is given back.
+void ShrinkUnion(IntervalList& u) {
+  if (u.size() < u.capacity() / 2) u.shrink_to_fit();
 }
 
 }  // namespace
@@ -447,15 +466,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
     tl.dataloader = UnionOf(std::move(dl));
   }
 
-  // Devices with GPU work.
-  std::map<int32_t, std::vector<GpuOp>> ops;
-  std::map<int32_t, std::vector<Interval>> comm, compute;
+  // Devices with GPU work, and how many ops each has (exact sizes: growth by
+  // doubling would hold up to twice these at the timeline's peak).
   const model::KernelTable& k = trace.kernels;
-  std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
+  const model::MemcpyTable& mc = trace.memcpys;
+  const model::MemsetTable& ms = trace.memsets;
+  std::map<int32_t, size_t> n_kern, n_ops;
   {
-    // Exact sizes first: growth by doubling would hold up to twice these
-    // (the largest transient of `analyze` on a 21 M-event trace).
-    std::map<int32_t, size_t> n_kern, n_ops;
     int32_t last = kMissingI32;
     size_t* slot = nullptr;
     for (size_t i = 0; i < k.size(); ++i) {
@@ -467,33 +484,14 @@ Timeline BuildTimeline(const model::Trace& trace) {
       ++*slot;
     }
     n_ops = n_kern;
-    for (const auto* col : {&trace.memcpys.device_id, &trace.memsets.device_id})
+    for (const auto* col : {&mc.device_id, &ms.device_id})
       for (int32_t id : *col)
         if (IsValid(id)) ++n_ops[id];
-    for (const auto& [dev, n] : n_ops) ops[dev].reserve(n);
-    for (const auto& [dev, n] : n_kern)
-      compute[dev].reserve(n);  // most kernels compute; untouched capacity costs nothing
   }
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (!IsValid(k.device_id[i]) || !Valid(k.start_ns[i], k.end_ns[i])) continue;
-    ops[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i], k.correlation_id[i]});
-    StringId n = k.name[i];
-    if (!known[n]) {
-      known[n] = true;
-      is_comm_name[n] = IsCommKernel(trace.Str(n));
-    }
-    (is_comm_name[n] ? comm : compute)[k.device_id[i]].push_back({k.start_ns[i], k.end_ns[i]});
-  }
-  for (size_t i = 0; i < trace.memcpys.size(); ++i) {
-    const auto& m = trace.memcpys;
-    if (!IsValid(m.device_id[i]) || !Valid(m.start_ns[i], m.end_ns[i])) continue;
-    ops[m.device_id[i]].push_back({m.start_ns[i], m.end_ns[i], m.correlation_id[i]});
-  }
-  for (size_t i = 0; i < trace.memsets.size(); ++i) {
-    const auto& m = trace.memsets;
-    if (!IsValid(m.device_id[i]) || !Valid(m.start_ns[i], m.end_ns[i])) continue;
-    ops[m.device_id[i]].push_back({m.start_ns[i], m.end_ns[i], m.correlation_id[i]});
-  }
+  const std::vector<uint32_t> kernel_order = RowOrder(k.start_ns, k.end_ns);
+  const std::vector<uint32_t> memcpy_order = RowOrder(mc.start_ns, mc.end_ns);
+  const std::vector<uint32_t> memset_order = RowOrder(ms.start_ns, ms.end_ns);
+  std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
 
   std::vector<StepWindow> host_steps = HostSteps(trace);
 
@@ -516,40 +514,90 @@ Timeline BuildTimeline(const model::Trace& trace) {
   std::vector<HostWaitCandidate> candidates;
   std::vector<Interval> candidate_parts;
 
-  for (auto& [dev, dev_ops] : ops) {
+  for (const auto& [dev, dev_op_count] : n_ops) {
     DeviceTimeline d;
     d.device_id = dev;
+    // One merge of the device's kernels, copies and sets in (start, end)
+    // order, ties in that order: the busy union, the op that began each of
+    // its intervals (whose launch ended the gap before it), and the kernel,
+    // communication and compute unions (DeviceTimeline::ComputeBusy).
     std::vector<int64_t> starter;
-    BusyWithStarters(dev_ops, &d.busy, &starter);
-    // Moved: each device's raw intervals are freed once merged (peak memory).
-    d.comm_busy = UnionOf(std::move(comm[dev]));
-    d.compute_busy = UnionOf(std::move(compute[dev]));
-    // All kernels' union is the union of the two unions (a third copy of
-    // every kernel interval was 31 MB at 100x), merged in start order so that
-    // the union needs no sort.
-    std::vector<Interval> both(d.comm_busy.size() + d.compute_busy.size());
-    std::merge(d.compute_busy.begin(), d.compute_busy.end(), d.comm_busy.begin(), d.comm_busy.end(),
-               both.begin(), [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
-    d.kernel_busy = UnionOf(std::move(both));
+    {
+      const size_t kernels = n_kern.count(dev) ? n_kern.at(dev) : 0;
+      d.busy.reserve(dev_op_count);  // capacity that stays unused is never touched
+      starter.reserve(dev_op_count);
+      d.kernel_busy.reserve(kernels);
+      OpStream streams[3] = {OpStream::Of(k, kernel_order, dev), OpStream::Of(mc, memcpy_order, dev),
+                             OpStream::Of(ms, memset_order, dev)};
+      for (;;) {
+        OpStream* next = nullptr;
+        for (OpStream& st : streams) {
+          if (st.done()) continue;
+          if (next == nullptr || st.start_ns() < next->start_ns() ||
+              (st.start_ns() == next->start_ns() && st.end_ns() < next->end_ns()))
+            next = &st;
+        }
+        if (next == nullptr) break;
+        const int64_t s0 = next->start_ns(), e0 = next->end_ns();
+        if (!d.busy.empty() && s0 <= d.busy.back().end_ns) {
+          d.busy.back().end_ns = std::max(d.busy.back().end_ns, e0);
+        } else {
+          d.busy.push_back({s0, e0});
+          starter.push_back(next->correlation_id());
+        }
+        if (next == &streams[0] && e0 > s0) {
+          const StringId n = k.name[next->row];
+          if (!known[n]) {
+            known[n] = true;
+            is_comm_name[n] = IsCommKernel(trace.Str(n));
+          }
+          if (is_comm_name[n]) {
+            if (d.comm_busy.empty()) {  // the first: the compute union so far is every kernel's
+              d.compute_busy.reserve(kernels);
+              d.compute_busy.assign(d.kernel_busy.begin(), d.kernel_busy.end());
+            }
+            AppendToUnion(d.comm_busy, s0, e0);
+          } else if (!d.comm_busy.empty()) {
+            AppendToUnion(d.compute_busy, s0, e0);
+          }
+          AppendToUnion(d.kernel_busy, s0, e0);
+        }
+        next->Next();
+      }
+      ShrinkUnion(d.kernel_busy);
+      ShrinkUnion(d.compute_busy);
+      ShrinkUnion(d.comm_busy);
+    }
     if (d.busy.empty()) continue;
+    // for_each_op: f(end_ns, correlation id) of each of the device's ops.
+    auto for_each_op = [&](auto&& f) {
+      auto table = [&](const auto& t) {
+        for (size_t i = 0; i < t.size(); ++i)
+          if (t.device_id[i] == dev && Valid(t.start_ns[i], t.end_ns[i]))
+            f(t.end_ns[i], t.correlation_id[i]);
+      };
+      table(k);
+      table(mc);
+      table(ms);
+    };
 
     // Steps: device-adjusted per tb_plugin; trailing steps without GPU work dropped.
     if (!host_steps.empty()) {
       std::vector<int64_t> dev_end(host_steps.size(), kMissingI64);
       std::vector<int64_t> dev_count(host_steps.size(), 0);
-      for (const GpuOp& op : dev_ops) {
-        uint32_t row = corr_index.FindRow(op.correlation_id);
-        if (row == UINT32_MAX) continue;
+      for_each_op([&](int64_t op_end_ns, int64_t op_corr) {
+        uint32_t row = corr_index.FindRow(op_corr);
+        if (row == UINT32_MAX) return;
         int64_t t = api.start_ns[row];
         auto it = std::upper_bound(host_steps.begin(), host_steps.end(), t,
                                    [](int64_t x, const StepWindow& s) { return x < s.host_start_ns; });
-        if (it == host_steps.begin()) continue;
+        if (it == host_steps.begin()) return;
         --it;
-        if (t >= it->host_end_ns || api.end_ns[row] > it->host_end_ns) continue;
+        if (t >= it->host_end_ns || api.end_ns[row] > it->host_end_ns) return;
         size_t idx = static_cast<size_t>(it - host_steps.begin());
-        dev_end[idx] = IsValid(dev_end[idx]) ? std::max(dev_end[idx], op.end_ns) : op.end_ns;
+        dev_end[idx] = IsValid(dev_end[idx]) ? std::max(dev_end[idx], op_end_ns) : op_end_ns;
         ++dev_count[idx];
-      }
+      });
       size_t n = host_steps.size();
       while (n > 0 && dev_count[n - 1] == 0) --n;
       if (n >= 2 && static_cast<double>(dev_count[n - 1]) < 0.8 * static_cast<double>(dev_count[n - 2]))
@@ -570,9 +618,6 @@ Timeline BuildTimeline(const model::Trace& trace) {
         d.steps[i].end_ns = std::max(d.steps[i].end_ns, d.steps[i + 1].start_ns);
       d.steps_from_markers = !d.steps.empty();
     }
-    // The device's ops are not read past its step windows: freed here, not at
-    // the end of the timeline (54 MB at 100x, while the host sweep below peaks).
-    std::vector<GpuOp>().swap(dev_ops);
     if (d.steps.empty()) {
       // No step markers: the GPU-op span (the utilization window), so the
       // headline speaks for what the capture shows the GPU doing.

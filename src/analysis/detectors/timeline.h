@@ -157,8 +157,14 @@ struct DeviceTimeline {
   IntervalList busy;          // kernels + memcpy + memset
   IntervalList kernel_busy;   // kernels only
   IntervalList comm_busy;     // communication kernels
-  IntervalList compute_busy;  // non-communication kernels
+  // compute_busy: the non-communication kernels, only when there are
+  // communication kernels; without them it stays empty, being kernel_busy
+  // (one copy fewer of every kernel interval: 35 MB at 100x). Read it
+  // through ComputeBusy().
+  IntervalList compute_busy;
   std::vector<StepWindow> steps;
+  // ComputeBusy: the union of the non-communication kernels.
+  const IntervalList& ComputeBusy() const { return comm_busy.empty() ? kernel_busy : compute_busy; }
   bool steps_from_markers = false;  // false: one synthesized window = device span
   int64_t steps_total_ns = 0;       // summed window lengths
   std::vector<IdleGap> gaps;        // in time order, inside the windows

@@ -410,6 +410,135 @@ TEST(Timeline, BusyAndStartersOverKernelsCopiesAndSetsInAnyMix) {
   }
 }
 
+// OpsTrace: random kernels (compute and NCCL), copies and sets on two
+// devices, each launched by its own call; some ops empty, some with a missing
+// end, every valid (start, end) distinct so that no tie decides an order.
+// The tables are in random order: Finalize() sorts them.
+model::Trace OpsTrace(uint32_t seed) {
+  std::mt19937 rng(seed);
+  Builder b;
+  b.Step(1, 0, 400 * kUs);
+  b.Step(2, 400 * kUs, 900 * kUs);
+  std::vector<int64_t> starts;
+  for (int64_t t = 0; t < 900; ++t) starts.push_back(t * kUs + 7 * (t % 5));
+  std::shuffle(starts.begin(), starts.end(), rng);
+  for (size_t i = 0; i < 300; ++i) {
+    const int64_t s = starts[i];
+    const int64_t len = (i % 17 == 0) ? 0 : static_cast<int64_t>(rng() % 9) * kUs + static_cast<int64_t>(i);
+    const int64_t e = (i % 41 == 0) ? kMissingI64 : s + len;
+    const int32_t dev = static_cast<int32_t>(rng() % 2);
+    const int64_t corr = b.Api("cudaLaunchKernel", 211, s - 3 * kUs, s - 2 * kUs);
+    switch (rng() % 4) {
+      case 0: {
+        model::MemcpyRow m;
+        m.device_id = dev; m.start_ns = s; m.end_ns = e; m.correlation_id = corr;
+        b.t.memcpys.Append(m);
+        break;
+      }
+      case 1: {
+        model::MemsetRow m;
+        m.device_id = dev; m.start_ns = s; m.end_ns = e; m.correlation_id = corr;
+        b.t.memsets.Append(m);
+        break;
+      }
+      default: {
+        model::KernelRow k;
+        k.device_id = dev; k.stream_id = 7; k.start_ns = s; k.end_ns = e; k.correlation_id = corr;
+        k.name = b.t.strings.Intern(rng() % 3 == 0 ? "ncclKernel_AllReduce_RING_LL_Sum_float"
+                                                   : "volta_sgemm");
+        b.t.kernels.Append(k);
+      }
+    }
+  }
+  return std::move(b.t);
+}
+
+TEST(Timeline, DeviceUnionsEqualTheUnionsOfTheirOps) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    // Built on the tables in insertion order (the timeline sorts rows it
+    // reads out of order) and on the Finalize()d tables: the same timeline.
+    const model::Trace raw = OpsTrace(seed);
+    const Timeline unsorted = BuildTimeline(raw);
+    model::Trace t = OpsTrace(seed);
+    t.Finalize();
+    const Timeline tl = BuildTimeline(t);
+    ASSERT_EQ(tl.devices.size(), unsorted.devices.size()) << "seed " << seed;
+    for (size_t di = 0; di < tl.devices.size(); ++di) {
+      const DeviceTimeline& d = tl.devices[di];
+      std::vector<Interval> all, kernels, comm, compute;
+      auto valid = [](int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; };
+      for (size_t i = 0; i < t.kernels.size(); ++i) {
+        if (t.kernels.device_id[i] != d.device_id) continue;
+        const Interval iv{t.kernels.start_ns[i], t.kernels.end_ns[i]};
+        if (!valid(iv.start_ns, iv.end_ns)) continue;
+        kernels.push_back(iv);
+        (t.Str(t.kernels.name[i]).starts_with("nccl") ? comm : compute).push_back(iv);
+      }
+      all = kernels;
+      for (size_t i = 0; i < t.memcpys.size(); ++i)
+        if (t.memcpys.device_id[i] == d.device_id && valid(t.memcpys.start_ns[i], t.memcpys.end_ns[i]))
+          all.push_back({t.memcpys.start_ns[i], t.memcpys.end_ns[i]});
+      for (size_t i = 0; i < t.memsets.size(); ++i)
+        if (t.memsets.device_id[i] == d.device_id && valid(t.memsets.start_ns[i], t.memsets.end_ns[i]))
+          all.push_back({t.memsets.start_ns[i], t.memsets.end_ns[i]});
+      // busy keeps empty ops (a zero-length op still ends a gap); the kernel
+      // unions drop them, as UnionOf does.
+      std::sort(all.begin(), all.end(),
+                [](const Interval& a, const Interval& b) { return a.start_ns < b.start_ns; });
+      IntervalList busy;
+      for (const Interval& iv : all) {
+        if (!busy.empty() && iv.start_ns <= busy.back().end_ns)
+          busy.back().end_ns = std::max(busy.back().end_ns, iv.end_ns);
+        else
+          busy.push_back(iv);
+      }
+      auto same = [](const IntervalList& a, const IntervalList& b) {
+        return a.size() == b.size() &&
+               std::equal(a.begin(), a.end(), b.begin(), [](const Interval& x, const Interval& y) {
+                 return x.start_ns == y.start_ns && x.end_ns == y.end_ns;
+               });
+      };
+      EXPECT_TRUE(same(d.busy, busy)) << "seed " << seed << " device " << d.device_id;
+      EXPECT_TRUE(same(d.kernel_busy, UnionOf(kernels))) << "seed " << seed;
+      EXPECT_TRUE(same(d.comm_busy, UnionOf(comm))) << "seed " << seed;
+      EXPECT_TRUE(same(d.ComputeBusy(), UnionOf(compute))) << "seed " << seed;
+      const DeviceTimeline& u = unsorted.devices[di];
+      EXPECT_TRUE(same(u.busy, d.busy) && same(u.kernel_busy, d.kernel_busy) &&
+                  same(u.comm_busy, d.comm_busy) && same(u.ComputeBusy(), d.ComputeBusy()))
+          << "seed " << seed;
+      ASSERT_EQ(u.gaps.size(), d.gaps.size()) << "seed " << seed;
+      for (size_t g = 0; g < d.gaps.size(); ++g) {
+        EXPECT_EQ(u.gaps[g].start_ns, d.gaps[g].start_ns);
+        EXPECT_EQ(u.gaps[g].cause, d.gaps[g].cause) << "seed " << seed << " gap " << g;
+        // The same launch call (rows differ: Finalize() sorts the calls).
+        auto launch_ns = [](const model::Trace& tr, const IdleGap& gap) {
+          return gap.launch_api_row == UINT32_MAX ? kMissingI64
+                                                  : tr.api_calls.start_ns[gap.launch_api_row];
+        };
+        EXPECT_EQ(launch_ns(raw, u.gaps[g]), launch_ns(t, d.gaps[g])) << "seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(Timeline, ComputeBusyIsKernelBusyWithoutCommunication) {
+  Builder b;
+  b.Step(1, 0, 100 * kUs);
+  b.Kernel(0, 10 * kUs, 20 * kUs);
+  b.Kernel(0, 15 * kUs, 30 * kUs);
+  b.Kernel(0, 50 * kUs, 60 * kUs);
+  b.t.Finalize();
+  const Timeline tl = BuildTimeline(b.t);
+  ASSERT_EQ(tl.devices.size(), 1u);
+  const DeviceTimeline& d = tl.devices[0];
+  EXPECT_TRUE(d.comm_busy.empty());
+  EXPECT_TRUE(d.compute_busy.empty());  // not stored twice
+  ASSERT_EQ(d.ComputeBusy().size(), 2u);
+  EXPECT_EQ(d.ComputeBusy()[0].start_ns, 10 * kUs);
+  EXPECT_EQ(d.ComputeBusy()[0].end_ns, 30 * kUs);
+  EXPECT_EQ(&d.ComputeBusy(), &d.kernel_busy);
+}
+
 TEST(Timeline, CorrelationIndexFindEqualsTheBinarySearchOverAllKeys) {
   // Keys without holes, with a few, with many, negative and near the int64
   // ends, without and with the bucket directory: FindRow finds exactly

@@ -52,8 +52,12 @@ struct NameAcc {
 // DeviceAcc: everything collected for one device in the single pass.
 struct DeviceAcc {
   int32_t device_id = kMissingI32;
-  std::vector<Interval> kernel_iv;
-  std::vector<Interval> all_iv;  // kernels + memcpy + memset
+  // The kernels' intervals are not kept: KernelUnion() reads them from the
+  // table (at 100x a copy of them, and of them with the copies and sets, was
+  // 70 MB while the timeline ran beside this section).
+  bool has_ops = false;
+  int64_t span_start_ns = kMissingI64, span_end_ns = kMissingI64;  // over every op
+  std::vector<Interval> copy_set_iv;  // memcpy + memset
   std::vector<int64_t> kernel_dur;
   std::unordered_map<StringId, NameAcc> by_name;
   std::set<int64_t> streams;
@@ -118,6 +122,75 @@ CounterSummary SummarizeCounter(const model::Trace& trace, const model::CounterS
   return c;
 }
 
+// MergedUnion: the union of `sorted` (SortIntervals order) as disjoint
+// intervals; touching ones merged, empty ones dropped.
+std::vector<Interval> MergedUnion(const std::vector<Interval>& sorted) {
+  std::vector<Interval> out;
+  for (const auto& [s, e] : sorted) {
+    if (e <= s) continue;
+    if (!out.empty() && s <= out.back().second) out.back().second = std::max(out.back().second, e);
+    else out.emplace_back(s, e);
+  }
+  return out;
+}
+
+// OverlapCursor: |[s, e) ∩ u| for disjoint sorted `u`, asked for disjoint
+// [s, e) in rising order: one walk over `u` in all.
+class OverlapCursor {
+ public:
+  explicit OverlapCursor(const std::vector<Interval>& u) : u_(u) {}
+  int64_t Overlap(int64_t s, int64_t e) {
+    while (j_ < u_.size() && u_[j_].second <= s) ++j_;
+    int64_t sum = 0;
+    for (size_t i = j_; i < u_.size() && u_[i].first < e; ++i)
+      sum += std::min(e, u_[i].second) - std::max(s, u_[i].first);
+    return sum;
+  }
+
+ private:
+  const std::vector<Interval>& u_;
+  size_t j_ = 0;
+};
+
+// KernelUnionFigures: |K| for K the union of a device's kernels, and |K ∩ a|,
+// |K ∩ b| for two other unions (copies and sets; UVM migrations).
+struct KernelUnionFigures {
+  int64_t kernel_ns = 0, with_a_ns = 0, with_b_ns = 0;
+};
+
+// KernelUnion: those figures for device `dev`, reading the kernel table in
+// start order (`order`: rows by start, or empty when the table is in start
+// order, as a Finalize()d one is). A kernel counts as in the single pass:
+// valid start and end, an end before the start taken as the start.
+KernelUnionFigures KernelUnion(const model::KernelTable& k, const std::vector<uint32_t>& order,
+                               int32_t dev, const std::vector<Interval>& a,
+                               const std::vector<Interval>& b) {
+  KernelUnionFigures out;
+  OverlapCursor ca(a), cb(b);
+  bool open = false;
+  int64_t cur_s = 0, cur_e = 0;
+  auto close = [&] {
+    out.kernel_ns += cur_e - cur_s;
+    out.with_a_ns += ca.Overlap(cur_s, cur_e);
+    out.with_b_ns += cb.Overlap(cur_s, cur_e);
+  };
+  for (size_t p = 0; p < k.size(); ++p) {
+    const size_t i = order.empty() ? p : order[p];
+    if (k.device_id[i] != dev || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
+    const int64_t s = k.start_ns[i], e = std::max(k.end_ns[i], s);
+    if (open && s <= cur_e) {
+      cur_e = std::max(cur_e, e);
+      continue;
+    }
+    if (open) close();
+    open = true;
+    cur_s = s;
+    cur_e = e;
+  }
+  if (open) close();
+  return out;
+}
+
 }  // namespace
 
 TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options) {
@@ -178,20 +251,24 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     count(ms.device_id, ms.start_ns, ms.end_ns, false);
     for (size_t idx = 0; idx < n.size(); ++idx) {
       DeviceAcc& a = accs[idx];
-      a.kernel_iv.reserve(n[idx].first);
       a.kernel_dur.reserve(n[idx].first);
-      a.all_iv.reserve(n[idx].second);
+      a.copy_set_iv.reserve(n[idx].second - n[idx].first);
     }
   }
 
+  // widen: the device's op span (every op with a valid interval).
+  auto widen = [](DeviceAcc& a, int64_t s, int64_t e) {
+    a.span_start_ns = a.has_ops ? std::min(a.span_start_ns, s) : s;
+    a.span_end_ns = a.has_ops ? std::max(a.span_end_ns, e) : e;
+    a.has_ops = true;
+  };
   std::vector<size_t> run_begin;  // where each table's entries begin
   run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < k.size(); ++i) {
     if (!IsValid(k.device_id[i]) || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
     DeviceAcc& a = acc_for(k.device_id[i]);
     int64_t s = k.start_ns[i], e = std::max(k.end_ns[i], s);
-    a.kernel_iv.emplace_back(s, e);
-    a.all_iv.emplace_back(s, e);
+    widen(a, s, e);
     a.kernel_dur.push_back(e - s);
     NameAcc& n = a.by_name[k.name[i]];
     ++n.count;
@@ -205,7 +282,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (!IsValid(m.device_id[i]) || !IsValid(m.start_ns[i]) || !IsValid(m.end_ns[i])) continue;
     DeviceAcc& a = acc_for(m.device_id[i]);
     int64_t s = m.start_ns[i], e = std::max(m.end_ns[i], s);
-    a.all_iv.emplace_back(s, e);
+    widen(a, s, e);
+    a.copy_set_iv.emplace_back(s, e);
     auto dir = static_cast<uint8_t>(m.copy_kind[i]);
     if (dir >= a.memcpy_dir.size()) dir = 0;
     a.memcpy_dir[dir].Add(m.bytes[i], e - s);
@@ -225,7 +303,8 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     if (!IsValid(ms.device_id[i]) || !IsValid(ms.start_ns[i]) || !IsValid(ms.end_ns[i])) continue;
     DeviceAcc& a = acc_for(ms.device_id[i]);
     int64_t s = ms.start_ns[i], e = std::max(ms.end_ns[i], s);
-    a.all_iv.emplace_back(s, e);
+    widen(a, s, e);
+    a.copy_set_iv.emplace_back(s, e);
     a.memset_kind[static_cast<uint8_t>(ms.dst_kind[i])].Add(ms.bytes[i], e - s);
     a.memset_total.Add(ms.bytes[i], e - s);
     if (IsValid(ms.stream_id[i])) a.streams.insert(ms.stream_id[i]);
@@ -335,6 +414,14 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
 
   // Finish each device. Kernel names are classified and demangled once each.
   KernelInfoMemo kernel_names(trace);
+  // The kernel rows by start, when the table is not in that order already.
+  std::vector<uint32_t> kernel_order;
+  if (!std::is_sorted(k.start_ns.begin(), k.start_ns.end())) {
+    kernel_order.resize(k.size());
+    for (uint32_t i = 0; i < kernel_order.size(); ++i) kernel_order[i] = i;
+    std::stable_sort(kernel_order.begin(), kernel_order.end(),
+                     [&](uint32_t x, uint32_t y) { return k.start_ns[x] < k.start_ns[y]; });
+  }
   for (DeviceAcc& a : accs) {
     DeviceSummary d;
     d.device_id = a.device_id;
@@ -348,32 +435,31 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     }
     d.stream_count = static_cast<int64_t>(a.streams.size());
 
-    if (!a.all_iv.empty()) {
-      SortIntervals(a.kernel_iv);
-      SortIntervals(a.all_iv);
-      d.span_start_ns = a.all_iv.front().first;
-      d.span_end_ns = a.all_iv.front().second;
-      for (const Interval& iv : a.all_iv) d.span_end_ns = std::max(d.span_end_ns, iv.second);
+    if (a.has_ops) {
+      SortIntervals(a.copy_set_iv);
+      SortIntervals(a.uvm_iv);
+      const std::vector<Interval> copy_set = MergedUnion(a.copy_set_iv);
+      const std::vector<Interval> uvm = MergedUnion(a.uvm_iv);
+      std::vector<Interval>().swap(a.copy_set_iv);
+      const KernelUnionFigures ku = KernelUnion(k, kernel_order, a.device_id, copy_set, uvm);
+      d.span_start_ns = a.span_start_ns;
+      d.span_end_ns = a.span_end_ns;
       d.span_ns = d.span_end_ns - d.span_start_ns;
-      d.busy.kernel_busy_ns = UnionLength(a.kernel_iv);
-      d.busy.gpu_busy_ns = UnionLength(a.all_iv);
+      d.busy.kernel_busy_ns = ku.kernel_ns;
+      // |K ∪ C| = |K| + |C| − |K ∩ C|.
+      d.busy.gpu_busy_ns = ku.kernel_ns + UnionLength(copy_set) - ku.with_a_ns;
       d.busy.idle_ns = d.span_ns - d.busy.gpu_busy_ns;
       d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
       d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);
       d.busy.idle_ratio = Ratio(d.busy.idle_ns, d.span_ns);
-    }
-    if (!a.uvm_iv.empty()) {
-      // |U ∩ K| = |U| + |K| − |U ∪ K|.
-      SortIntervals(a.uvm_iv);
-      std::vector<Interval> both = a.uvm_iv;
-      both.insert(both.end(), a.kernel_iv.begin(), a.kernel_iv.end());
-      SortIntervals(both);
-      d.uvm.total = a.uvm_total.Finish();
-      d.uvm.union_ns = UnionLength(a.uvm_iv);
-      d.uvm.beside_kernels_ns = d.uvm.union_ns + UnionLength(a.kernel_iv) - UnionLength(both);
-      d.uvm.in_gaps_ns = d.uvm.union_ns - d.uvm.beside_kernels_ns;
-      for (const auto& [cause, acc] : a.uvm_cause)
-        d.uvm.by_cause.push_back({static_cast<model::MigrationCause>(cause), acc.Finish()});
+      if (!a.uvm_iv.empty()) {
+        d.uvm.total = a.uvm_total.Finish();
+        d.uvm.union_ns = UnionLength(a.uvm_iv);
+        d.uvm.beside_kernels_ns = ku.with_b_ns;
+        d.uvm.in_gaps_ns = d.uvm.union_ns - d.uvm.beside_kernels_ns;
+        for (const auto& [cause, acc] : a.uvm_cause)
+          d.uvm.by_cause.push_back({static_cast<model::MigrationCause>(cause), acc.Finish()});
+      }
     }
 
     // Steps.

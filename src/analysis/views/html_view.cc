@@ -211,7 +211,7 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
   v.steps_total = d.steps.size();
   const int64_t t0 = d.steps.front().start_ns;
   const int64_t t1 = d.steps.back().end_ns;
-  const IntervalList comm_exposed = detectors::Subtract(d.comm_busy, d.compute_busy);
+  const IntervalList comm_exposed = detectors::Subtract(d.comm_busy, d.ComputeBusy());
   const IntervalList copy_only = detectors::Subtract(d.busy, d.kernel_busy);
   IntervalList windows;
   for (const detectors::StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
@@ -228,7 +228,7 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
   cc.start_ns = t0;
   cc.bin_ns = bin;
   cc.compute_ratio =
-      ToRatio(CoverageByBin(detectors::Intersect(d.compute_busy, windows), edges), edges);
+      ToRatio(CoverageByBin(detectors::Intersect(d.ComputeBusy(), windows), edges), edges);
   cc.comm_ratio = ToRatio(CoverageByBin(detectors::Intersect(comm_exposed, windows), edges), edges);
   cc.copy_ratio = ToRatio(CoverageByBin(detectors::Intersect(copy_only, windows), edges), edges);
   std::array<std::vector<double>, detectors::kIdleCauseCount> idle;
@@ -255,7 +255,7 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
     v.step_starts_ns.push_back(d.steps[i].start_ns);
   }
   if (ns > 0) sedges.push_back(d.steps[ns - 1].end_ns);
-  std::vector<int64_t> comp = CoverageByBin(d.compute_busy, sedges);
+  std::vector<int64_t> comp = CoverageByBin(d.ComputeBusy(), sedges);
   std::vector<int64_t> comm = CoverageByBin(comm_exposed, sedges);
   std::vector<int64_t> copy = CoverageByBin(copy_only, sedges);
   v.steps.resize(ns);
@@ -336,7 +336,7 @@ HtmlView BuildHtmlView(const std::vector<model::Trace>& traces, const Analysis& 
     double steps = static_cast<double>(p->steps.size());
     r.mean_step_ns = static_cast<double>(p->steps_total_ns) / steps;
     r.compute_ns_per_step =
-        static_cast<double>(detectors::OverlapLength(p->compute_busy, windows)) / steps;
+        static_cast<double>(detectors::OverlapLength(p->ComputeBusy(), windows)) / steps;
     r.comm_ns_per_step =
         static_cast<double>(detectors::OverlapLength(p->comm_busy, windows)) / steps;
     r.idle_ns_per_step = static_cast<double>(p->idle_ns) / steps;
