@@ -514,7 +514,10 @@ Timeline BuildTimeline(const model::Trace& trace) {
   std::vector<HostWaitCandidate> candidates;
   std::vector<Interval> candidate_parts;
 
-  for (const auto& [dev, dev_op_count] : n_ops) {
+  for (const auto& device_ops : n_ops) {
+    // Named, not bound: lambdas below capture it (clang before 16 cannot capture a binding).
+    const int32_t dev = device_ops.first;
+    const size_t dev_op_count = device_ops.second;
     DeviceTimeline d;
     d.device_id = dev;
     // One merge of the device's kernels, copies and sets in (start, end)
