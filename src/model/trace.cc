@@ -7,10 +7,7 @@
 
 namespace gpuwhy::model {
 
-namespace {
-
-// SortOrder: stable order of rows by (start, end); empty (and
-// *already_sorted) when the rows are in that order. A natural merge sort:
+// A natural merge sort:
 // importers append rows in a few sorted runs (Kineto: two per table in the
 // shared traces), so merging adjacent runs costs O(n log runs), where a
 // stable_sort paid O(n log n) for every table of every trace.
@@ -53,6 +50,8 @@ std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::ve
   }
   return order;
 }
+
+namespace {
 
 template <typename Table>
 std::vector<uint32_t> SortTable(Table& t) {

@@ -368,4 +368,11 @@ class Trace {
   }
 };
 
+// SortOrder: the stable order of rows by (start, end) (columns of one table);
+// empty, and *already_sorted true, when the rows are in that order, as every
+// table is after Trace::Finalize(). Readers of a table that may not be
+// finalized use it to visit rows in that order without copying them.
+std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                                bool* already_sorted);
+
 }  // namespace gpuwhy::model

@@ -15,19 +15,11 @@ namespace {
 
 bool Valid(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
 
-// RowOrder: the rows of an op table by (start, end), stable; empty when the
-// table already is in that order, as every Finalize()d table is.
+// RowOrder: an op table's rows by (start, end); empty when the table already
+// is in that order (every Finalize()d table).
 std::vector<uint32_t> RowOrder(const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
-  auto before = [&](size_t a, size_t b) {
-    return start[a] != start[b] ? start[a] < start[b] : end[a] < end[b];
-  };
-  size_t i = 1;
-  while (i < start.size() && !before(i, i - 1)) ++i;
-  if (i >= start.size()) return {};
-  std::vector<uint32_t> order(start.size());
-  for (uint32_t r = 0; r < order.size(); ++r) order[r] = r;
-  std::stable_sort(order.begin(), order.end(), before);
-  return order;
+  bool sorted = false;
+  return model::SortOrder(start, end, &sorted);
 }
 
 // OpStream: the rows of one op table (kernels, copies or sets) on one device
@@ -69,7 +61,8 @@ struct OpStream {
   int64_t correlation_id() const { return (*corr)[row]; }
 };
 
-// AppendToUnion: extend `u` (a union built in start order) by [s, e), e > s.
+// AppendToUnion: extend `u` (a union built in start order) by [s, e), e >= s;
+// touching intervals merge.
 void AppendToUnion(IntervalList& u, int64_t s, int64_t e) {
   if (!u.empty() && s <= u.back().end_ns) u.back().end_ns = std::max(u.back().end_ns, e);
   else u.push_back({s, e});
@@ -542,12 +535,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
         }
         if (next == nullptr) break;
         const int64_t s0 = next->start_ns(), e0 = next->end_ns();
-        if (!d.busy.empty() && s0 <= d.busy.back().end_ns) {
-          d.busy.back().end_ns = std::max(d.busy.back().end_ns, e0);
-        } else {
-          d.busy.push_back({s0, e0});
-          starter.push_back(next->correlation_id());
-        }
+        const size_t busy_before = d.busy.size();
+        AppendToUnion(d.busy, s0, e0);  // empty ops too: one still ends a gap
+        if (d.busy.size() != busy_before) starter.push_back(next->correlation_id());
         if (next == &streams[0] && e0 > s0) {
           const StringId n = k.name[next->row];
           if (!known[n]) {

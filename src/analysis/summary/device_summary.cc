@@ -10,13 +10,15 @@
 
 #include "analysis/summary/sync_api_table.h"
 #include "analysis/summary/summary_math.h"
+#include "analysis/utilization/intervals.h"
 #include "base/sorted_search.h"
 
 namespace gpuwhy::analysis {
 
 namespace {
 
-using Interval = std::pair<int64_t, int64_t>;
+// Span: [start, end] of a step on the host.
+using Span = std::pair<int64_t, int64_t>;
 
 // TransferAcc: TransferStats plus the duration of events with known bytes,
 // which is the bandwidth denominator.
@@ -62,7 +64,7 @@ struct DeviceAcc {
   std::unordered_map<StringId, NameAcc> by_name;
   std::set<int64_t> streams;
   std::array<TransferAcc, 14> memcpy_dir{};  // by CopyKind value
-  std::vector<Interval> uvm_iv;               // Unified Memory migrations
+  std::vector<Interval> uvm_iv;       // Unified Memory migrations
   std::map<uint8_t, TransferAcc> uvm_cause;
   TransferAcc uvm_total;
   std::map<std::tuple<uint8_t, uint8_t, uint8_t>, TransferAcc> memcpy_pair;
@@ -71,7 +73,7 @@ struct DeviceAcc {
   TransferAcc memset_total;
   std::array<SyncEventStats, 5> sync_kind{};
   std::map<std::string_view, SyncApiStats> sync_api;
-  std::map<int32_t, Interval> steps;  // step number -> [start, end]
+  std::map<int32_t, Span> steps;  // step number -> [start, end]
 };
 
 int64_t Dur(int64_t start, int64_t end) { return end > start ? end - start : 0; }
@@ -122,36 +124,6 @@ CounterSummary SummarizeCounter(const model::Trace& trace, const model::CounterS
   return c;
 }
 
-// MergedUnion: the union of `sorted` (SortIntervals order) as disjoint
-// intervals; touching ones merged, empty ones dropped.
-std::vector<Interval> MergedUnion(const std::vector<Interval>& sorted) {
-  std::vector<Interval> out;
-  for (const auto& [s, e] : sorted) {
-    if (e <= s) continue;
-    if (!out.empty() && s <= out.back().second) out.back().second = std::max(out.back().second, e);
-    else out.emplace_back(s, e);
-  }
-  return out;
-}
-
-// OverlapCursor: |[s, e) ∩ u| for disjoint sorted `u`, asked for disjoint
-// [s, e) in rising order: one walk over `u` in all.
-class OverlapCursor {
- public:
-  explicit OverlapCursor(const std::vector<Interval>& u) : u_(u) {}
-  int64_t Overlap(int64_t s, int64_t e) {
-    while (j_ < u_.size() && u_[j_].second <= s) ++j_;
-    int64_t sum = 0;
-    for (size_t i = j_; i < u_.size() && u_[i].first < e; ++i)
-      sum += std::min(e, u_[i].second) - std::max(s, u_[i].first);
-    return sum;
-  }
-
- private:
-  const std::vector<Interval>& u_;
-  size_t j_ = 0;
-};
-
 // KernelUnionFigures: |K| for K the union of a device's kernels, and |K ∩ a|,
 // |K ∩ b| for two other unions (copies and sets; UVM migrations).
 struct KernelUnionFigures {
@@ -159,20 +131,19 @@ struct KernelUnionFigures {
 };
 
 // KernelUnion: those figures for device `dev`, reading the kernel table in
-// start order (`order`: rows by start, or empty when the table is in start
-// order, as a Finalize()d one is). A kernel counts as in the single pass:
-// valid start and end, an end before the start taken as the start.
+// (start, end) order (`order`: model::SortOrder of the table). A kernel counts
+// as in the single pass: valid start and end, an end before the start taken
+// as the start. `a` and `b` are merged (MergeIntervals).
 KernelUnionFigures KernelUnion(const model::KernelTable& k, const std::vector<uint32_t>& order,
                                int32_t dev, const std::vector<Interval>& a,
                                const std::vector<Interval>& b) {
   KernelUnionFigures out;
-  OverlapCursor ca(a), cb(b);
   bool open = false;
   int64_t cur_s = 0, cur_e = 0;
   auto close = [&] {
     out.kernel_ns += cur_e - cur_s;
-    out.with_a_ns += ca.Overlap(cur_s, cur_e);
-    out.with_b_ns += cb.Overlap(cur_s, cur_e);
+    out.with_a_ns += IntersectLength(a, cur_s, cur_e);
+    out.with_b_ns += IntersectLength(b, cur_s, cur_e);
   };
   for (size_t p = 0; p < k.size(); ++p) {
     const size_t i = order.empty() ? p : order[p];
@@ -283,7 +254,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     DeviceAcc& a = acc_for(m.device_id[i]);
     int64_t s = m.start_ns[i], e = std::max(m.end_ns[i], s);
     widen(a, s, e);
-    a.copy_set_iv.emplace_back(s, e);
+    a.copy_set_iv.push_back({s, e});
     auto dir = static_cast<uint8_t>(m.copy_kind[i]);
     if (dir >= a.memcpy_dir.size()) dir = 0;
     a.memcpy_dir[dir].Add(m.bytes[i], e - s);
@@ -291,7 +262,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
         .Add(m.bytes[i], e - s);
     a.memcpy_total.Add(m.bytes[i], e - s);
     if (model::IsUvmMigration(m.copy_kind[i])) {
-      a.uvm_iv.emplace_back(s, e);
+      a.uvm_iv.push_back({s, e});
       a.uvm_cause[static_cast<uint8_t>(m.migration_cause[i])].Add(m.bytes[i], e - s);
       a.uvm_total.Add(m.bytes[i], e - s);
     }
@@ -304,7 +275,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     DeviceAcc& a = acc_for(ms.device_id[i]);
     int64_t s = ms.start_ns[i], e = std::max(ms.end_ns[i], s);
     widen(a, s, e);
-    a.copy_set_iv.emplace_back(s, e);
+    a.copy_set_iv.push_back({s, e});
     a.memset_kind[static_cast<uint8_t>(ms.dst_kind[i])].Add(ms.bytes[i], e - s);
     a.memset_total.Add(ms.bytes[i], e - s);
     if (IsValid(ms.stream_id[i])) a.streams.insert(ms.stream_id[i]);
@@ -404,7 +375,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     bool unused = false;
     for (int32_t d : devices_of_pid(r.pid[i], &unused)) {
       auto [it, added] = accs[dev_index.at(d)].steps.try_emplace(
-          r.step[i], Interval{r.start_ns[i], r.end_ns[i]});
+          r.step[i], Span{r.start_ns[i], r.end_ns[i]});
       if (!added) {
         it->second.first = std::min(it->second.first, r.start_ns[i]);
         it->second.second = std::max(it->second.second, r.end_ns[i]);
@@ -414,14 +385,9 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
 
   // Finish each device. Kernel names are classified and demangled once each.
   KernelInfoMemo kernel_names(trace);
-  // The kernel rows by start, when the table is not in that order already.
-  std::vector<uint32_t> kernel_order;
-  if (!std::is_sorted(k.start_ns.begin(), k.start_ns.end())) {
-    kernel_order.resize(k.size());
-    for (uint32_t i = 0; i < kernel_order.size(); ++i) kernel_order[i] = i;
-    std::stable_sort(kernel_order.begin(), kernel_order.end(),
-                     [&](uint32_t x, uint32_t y) { return k.start_ns[x] < k.start_ns[y]; });
-  }
+  // The kernel rows in (start, end) order, when the table is not in it already.
+  bool kernels_sorted = false;
+  const std::vector<uint32_t> kernel_order = model::SortOrder(k.start_ns, k.end_ns, &kernels_sorted);
   for (DeviceAcc& a : accs) {
     DeviceSummary d;
     d.device_id = a.device_id;
@@ -436,25 +402,22 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     d.stream_count = static_cast<int64_t>(a.streams.size());
 
     if (a.has_ops) {
-      SortIntervals(a.copy_set_iv);
-      SortIntervals(a.uvm_iv);
-      const std::vector<Interval> copy_set = MergedUnion(a.copy_set_iv);
-      const std::vector<Interval> uvm = MergedUnion(a.uvm_iv);
-      std::vector<Interval>().swap(a.copy_set_iv);
+      const std::vector<Interval> copy_set = MergeIntervals(std::move(a.copy_set_iv));
+      const std::vector<Interval> uvm = MergeIntervals(std::move(a.uvm_iv));
       const KernelUnionFigures ku = KernelUnion(k, kernel_order, a.device_id, copy_set, uvm);
       d.span_start_ns = a.span_start_ns;
       d.span_end_ns = a.span_end_ns;
       d.span_ns = d.span_end_ns - d.span_start_ns;
       d.busy.kernel_busy_ns = ku.kernel_ns;
       // |K ∪ C| = |K| + |C| − |K ∩ C|.
-      d.busy.gpu_busy_ns = ku.kernel_ns + UnionLength(copy_set) - ku.with_a_ns;
+      d.busy.gpu_busy_ns = ku.kernel_ns + TotalLength(copy_set) - ku.with_a_ns;
       d.busy.idle_ns = d.span_ns - d.busy.gpu_busy_ns;
       d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
       d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);
       d.busy.idle_ratio = Ratio(d.busy.idle_ns, d.span_ns);
-      if (!a.uvm_iv.empty()) {
+      if (a.uvm_total.stats.count > 0) {
         d.uvm.total = a.uvm_total.Finish();
-        d.uvm.union_ns = UnionLength(a.uvm_iv);
+        d.uvm.union_ns = TotalLength(uvm);
         d.uvm.beside_kernels_ns = ku.with_b_ns;
         d.uvm.in_gaps_ns = d.uvm.union_ns - d.uvm.beside_kernels_ns;
         for (const auto& [cause, acc] : a.uvm_cause)
