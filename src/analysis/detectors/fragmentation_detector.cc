@@ -1,11 +1,11 @@
 #include "analysis/detectors/fragmentation_detector.h"
 
-#include "analysis/gpu_arch/name_memo.h"
-
 #include <algorithm>
 #include <string>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/gpu_arch/name_memo.h"
+#include "base/select.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -15,31 +15,37 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
   const model::KernelTable& k = t.kernels;
   const model::ApiTable& api = t.api_calls;
   for (const DeviceTimeline& d : in.timeline.devices) {
-    std::vector<int64_t> durs;
-    int64_t graph_kernels = 0, triton_kernels = 0;
+    // The device's kernels that start inside its step windows. Their
+    // durations are counted, not copied (millions in a long trace): the
+    // median comes from a histogram and, at most, a second read.
+    auto for_each_duration = [&](auto&& visit) {
+      for (size_t i = 0; i < k.size(); ++i) {
+        if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i]))
+          continue;
+        if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
+        visit(i, k.end_ns[i] - k.start_ns[i]);
+      }
+    };
+    Int64Histogram durations;
+    int64_t graph_kernels = 0, triton_kernels = 0, under_10us = 0, under_20us = 0, under_50us = 0;
     NameMemo is_triton(t, IsTritonKernel);
-    for (size_t i = 0; i < k.size(); ++i) {
-      if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
-      if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
-      durs.push_back(k.end_ns[i] - k.start_ns[i]);
+    for_each_duration([&](size_t i, int64_t dur) {
+      durations.Add(dur);
+      under_10us += dur < 10 * kNsPerUs;
+      under_20us += dur < 20 * kNsPerUs;
+      under_50us += dur < 50 * kNsPerUs;
       if (IsValid(k.graph_id[i]) && k.graph_id[i] != 0) ++graph_kernels;
       if (is_triton.Get(k.name[i])) ++triton_kernels;
-    }
-    if (durs.empty()) continue;
+    });
+    if (durations.count() == 0) continue;
     int64_t graph_launches = 0;
     ApiPredicateMemo graph_launch(t, IsGraphLaunchApi);
     for (size_t i = 0; i < api.size(); ++i)
       if (graph_launch(i) && Timeline::StepIndexAt(d, api.start_ns[i]) >= 0) ++graph_launches;
-    double n = static_cast<double>(durs.size());
-    auto share_under = [&](int64_t thr) {
-      return static_cast<double>(std::count_if(durs.begin(), durs.end(),
-                                               [&](int64_t x) { return x < thr; })) / n;
-    };
-    double u10 = share_under(10 * kNsPerUs), u20 = share_under(20 * kNsPerUs),
-           u50 = share_under(50 * kNsPerUs);
-    std::vector<int64_t> sorted = durs;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    int64_t median = sorted[sorted.size() / 2];
+    const uint64_t kernels = durations.count();
+    double n = static_cast<double>(kernels);
+    double u10 = static_cast<double>(under_10us) / n, u20 = static_cast<double>(under_20us) / n,
+           u50 = static_cast<double>(under_50us) / n;
     int64_t host = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kHostLaunch)];
     int64_t kwait = d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kKernelWait)];
     Finding f;
@@ -51,12 +57,15 @@ std::vector<Finding> DetectFragmentation(const DetectorInput& in) {
     bool fragmented = u10 >= 0.5;
     if (!(IsValid(f.lost_step_ratio) && f.lost_step_ratio > 0.01) && !fragmented) continue;
     if (fragmented && f.severity < Severity::kLow) f.severity = Severity::kLow;
+    const int64_t median = SelectNth(durations, kernels / 2, [&](auto&& visit) {
+      for_each_duration([&](size_t, int64_t dur) { visit(dur); });
+    });
     double steps = static_cast<double>(d.steps.size());
     double step_s = NsToS(MeanStepNs(d));
     double launch_ratio = d.kernel_ns > 0 ? static_cast<double>(d.launch_api_ns) /
                                                 static_cast<double>(d.kernel_ns)
                                           : kMissingF64;
-    f.summary = FormatPct(u10) + " of " + std::to_string(durs.size()) +
+    f.summary = FormatPct(u10) + " of " + std::to_string(kernels) +
                 " kernels run under 10 µs (median " + FormatMs(median) +
                 (d.steps_from_markers
                      ? ", " + std::to_string(static_cast<int64_t>(n / steps)) + " kernels per step"

@@ -1,12 +1,12 @@
 #include "analysis/detectors/multi_gpu_detector.h"
 
-#include "analysis/gpu_arch/name_memo.h"
-
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/gpu_arch/name_memo.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -23,10 +23,13 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     IntervalList windows;
     for (const StepWindow& w : d.steps) windows.push_back({w.start_ns, w.end_ns});
     IntervalList comm = Intersect(d.comm_busy, windows);
-    IntervalList compute = Intersect(d.ComputeBusy(), windows);
     int64_t comm_ns = TotalLength(comm);
     if (comm_ns <= 0) continue;
-    int64_t exposed = TotalLength(Subtract(comm, compute));
+    // Exposed: comm minus (compute ∩ windows). comm lies in the windows, so
+    // that is |comm| - |comm ∩ compute|, without a copy of the compute union
+    // (about one interval per kernel).
+    const IntervalList& compute = d.ComputeBusy();
+    int64_t exposed = comm_ns - OverlapLength(comm, compute);
     double total = static_cast<double>(d.steps_total_ns);
     double comm_ratio = static_cast<double>(comm_ns) / total;
     double overlap = 1.0 - static_cast<double>(exposed) / static_cast<double>(comm_ns);
@@ -37,8 +40,10 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
     f.title = "Communication on the critical path";
     SetLoss(f, d, exposed);
     if (comm_ratio > 0.10 && f.severity < Severity::kMedium) f.severity = Severity::kMedium;
-    // Worst comm kernels by duration, with their names.
-    std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name → (count, ns)
+    // Worst comm kernels by duration, with their names. Count and time per
+    // interned name first, then per shown name (several ids can share their
+    // first kCommNameChars demangled characters).
+    std::unordered_map<StringId, std::pair<int64_t, int64_t>> by_id;  // id → (count, ns)
     std::vector<uint32_t> rows;
     KernelInfoMemo names(t);
     for (size_t i = 0; i < t.kernels.size(); ++i) {
@@ -46,17 +51,27 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
       if (names.Get(t.kernels.name[i]).kernel_class != KernelClass::kCommunication ||
           Timeline::StepIndexAt(d, t.kernels.start_ns[i]) < 0)
         continue;
-      // Metric names stay plain text: the demangled name cut, not abbreviated.
-      std::string_view n = names.Demangled(t.kernels.name[i]);
-      auto& e = by_name[std::string(n.substr(0, kCommNameChars))];
+      auto& e = by_id[t.kernels.name[i]];
       ++e.first;
       e.second += t.kernels.end_ns[i] - t.kernels.start_ns[i];
       rows.push_back(static_cast<uint32_t>(i));
     }
-    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-      return t.kernels.end_ns[a] - t.kernels.start_ns[a] > t.kernels.end_ns[b] - t.kernels.start_ns[b];
-    });
-    for (size_t k = 0; k < rows.size() && k < 3; ++k) {
+    // Metric names stay plain text: the demangled name cut, not abbreviated.
+    std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name → (count, ns)
+    for (const auto& [id, e] : by_id) {
+      auto& n = by_name[std::string(names.Demangled(id).substr(0, kCommNameChars))];
+      n.first += e.first;
+      n.second += e.second;
+    }
+    // The three longest; among equals the earlier row.
+    const size_t shown = std::min<size_t>(rows.size(), 3);
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<ptrdiff_t>(shown), rows.end(),
+                      [&](uint32_t a, uint32_t b) {
+                        const int64_t da = t.kernels.end_ns[a] - t.kernels.start_ns[a];
+                        const int64_t db = t.kernels.end_ns[b] - t.kernels.start_ns[b];
+                        return da != db ? da > db : a < b;
+                      });
+    for (size_t k = 0; k < shown; ++k) {
       uint32_t i = rows[k];
       Example ex;
       ex.what = AbbreviateSymbol(names.Demangled(t.kernels.name[i]), kCommNameChars);
@@ -66,8 +81,10 @@ std::vector<Finding> DetectCommunication(const DetectorInput& in) {
       if (si >= 0 && d.steps_from_markers) ex.step = d.steps[static_cast<size_t>(si)].step;
       ex.device_id = d.device_id;
       ex.rank = in.rank;
-      ex.detail = "exposed " +
-                  FormatMs(TotalLength(Subtract({{t.kernels.start_ns[i], t.kernels.end_ns[i]}}, compute)));
+      // Its time outside compute ∩ windows.
+      const int64_t hidden =
+          OverlapLength(Intersect({{ex.start_ns, t.kernels.end_ns[i]}}, windows), compute);
+      ex.detail = "exposed " + FormatMs(std::max<int64_t>(ex.dur_ns, 0) - hidden);
       f.examples.push_back(std::move(ex));
     }
     f.summary = "Communication kernels take " + FormatPct(comm_ratio) + " of the step (" +

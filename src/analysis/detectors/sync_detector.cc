@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <string>
-#include <unordered_map>
 
 #include "analysis/detectors/host_activity.h"
 #include "analysis/summary/sync_api_table.h"
@@ -44,8 +43,6 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
   const model::SyncTable& sy = t.syncs;
 
   // Per-thread call order, to see what came right before a sync.
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_tid;
-  for (size_t i = 0; i < api.size(); ++i) by_tid[api.tid[i]].push_back(static_cast<uint32_t>(i));
   std::vector<std::pair<int64_t, uint32_t>> memcpy_by_corr;
   for (size_t i = 0; i < t.memcpys.size(); ++i)
     if (IsValid(t.memcpys.correlation_id[i]))
@@ -63,7 +60,8 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
     Pattern scalar_reads, tensor_reads;
     int64_t blocked_ns = 0, calls = 0;
     std::vector<int64_t> per_step_calls(d.steps.size(), 0);
-    for (uint32_t row : tl.blocking_api_rows) {
+    for (size_t bi = 0; bi < tl.blocking_api_rows.size(); ++bi) {
+      const uint32_t row = tl.blocking_api_rows[bi];
       int32_t si = Timeline::StepIndexAt(d, api.start_ns[row]);
       if (si < 0) continue;
       int64_t dur = api.end_ns[row] - api.start_ns[row];
@@ -77,10 +75,8 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
       // `.item()` / `.cpu()`: a DtoH cudaMemcpyAsync just before, same thread.
       const SyncApiEntry* e = MatchSyncApi(t.Str(api.name[row]), api.kind[row], api.cbid[row]);
       if (e == nullptr || e->api_class != SyncApiClass::kExplicitSync) continue;
-      const std::vector<uint32_t>& seq = by_tid[api.tid[row]];
-      auto pos = std::lower_bound(seq.begin(), seq.end(), row);
-      if (pos == seq.begin()) continue;
-      uint32_t prev = *(pos - 1);
+      const uint32_t prev = tl.blocking_prev_row[bi];
+      if (prev == UINT32_MAX) continue;
       int64_t mrow = find_memcpy(api.correlation_id[prev]);
       if (mrow < 0) continue;
       size_t m = static_cast<size_t>(mrow);

@@ -107,7 +107,7 @@ int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e) {
 }
 
 int64_t OverlapLength(const IntervalList& a, const IntervalList& b) {
-  return TotalLength(Intersect(a, b));
+  return IntersectLength(a, b);
 }
 
 bool IsDataLoaderRange(std::string_view name) {
@@ -420,12 +420,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
     std::map<int64_t, uint32_t> last_on_tid;  // previous call on each thread
     ApiPredicateMemo blocking(trace, IsHostBlockingApi);
     for (size_t i = 0; i < api.size(); ++i) {
-      auto prev = last_on_tid.find(api.tid[i]);
-      uint32_t prev_row = prev == last_on_tid.end() ? UINT32_MAX : prev->second;
-      last_on_tid[api.tid[i]] = static_cast<uint32_t>(i);
+      const auto last = last_on_tid.try_emplace(api.tid[i], UINT32_MAX).first;
+      const uint32_t prev_row = last->second;
+      last->second = static_cast<uint32_t>(i);
       if (!Valid(api.start_ns[i], api.end_ns[i])) continue;
       if (!blocking(i)) continue;
       tl.blocking_api_rows.push_back(static_cast<uint32_t>(i));
+      tl.blocking_prev_row.push_back(prev_row);
       tl.blocking_is_h2d.push_back(is_h2d(api.correlation_id[i]) ||
                                    (prev_row != UINT32_MAX && is_h2d(api.correlation_id[prev_row])));
     }

@@ -242,6 +242,9 @@ struct Timeline {
   IntervalList dataloader;              // host DataLoader ranges (union)
   std::vector<uint32_t> blocking_api_rows;  // host-blocking sync/copy calls, by start
   std::vector<bool> blocking_is_h2d;        // per blocking row: waits on an HtoD copy
+  // blocking_prev_row: per blocking row, the runtime call before it on its
+  // thread id (api table order, any kind), or UINT32_MAX for the first.
+  std::vector<uint32_t> blocking_prev_row;
   // blocking_sync_rows: cuda_sync events (trace.syncs rows) that block the host
   // (event, stream or context synchronize; not stream-wait-event) and have no
   // runtime call of the same correlation id (the call, when present, decides):

@@ -180,6 +180,18 @@ TEST(Timeline, CallsJudgedByNameKindAndCbidEvenWhenTheyChange) {
   EXPECT_GT(want.size(), 20u);
   EXPECT_LT(want.size(), api.size() - 20);
   EXPECT_EQ(tl.blocking_api_rows, want);
+  // Each blocking call's previous call on its own thread (the two threads
+  // interleave at random), by a backward search.
+  ASSERT_EQ(tl.blocking_prev_row.size(), want.size());
+  for (size_t bi = 0; bi < want.size(); ++bi) {
+    uint32_t prev = UINT32_MAX;
+    for (uint32_t j = want[bi]; j-- > 0;)
+      if (api.tid[j] == api.tid[want[bi]]) {
+        prev = j;
+        break;
+      }
+    EXPECT_EQ(tl.blocking_prev_row[bi], prev) << "blocking row " << want[bi];
+  }
   ASSERT_EQ(tl.devices.size(), 1u);
   EXPECT_EQ(tl.devices[0].launch_api_count, launches);
 }

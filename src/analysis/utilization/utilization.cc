@@ -70,8 +70,12 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
     return static_cast<int>(wins.size()) - 1;
   };
   const int ai = add(active), ui = add(user);
-  // At most one span per kernel; unused capacity is never touched.
-  CappedSumSweep fill(std::move(wins), 1.0, ks.size());
+  // A Finalize()d table hands the kernels over in start order, which the
+  // sweep takes as they come; otherwise at most two edges a kernel (unused
+  // capacity is never touched).
+  const bool in_start_order = std::is_sorted(
+      ks.begin(), ks.end(), [&](uint32_t x, uint32_t y) { return k.start_ns[x] < k.start_ns[y]; });
+  CappedSumSweep fill(std::move(wins), 1.0, in_start_order ? 0 : ks.size(), in_start_order);
   size_t fill_spans = 0;
   double total = 0, with_bpsm = 0, occ_w = 0, occ_sum = 0, tc = 0, triton = 0, graph = 0;
   std::array<double, kKernelClassCount> cls{};
