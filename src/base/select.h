@@ -73,6 +73,42 @@ class Int64Histogram {
   uint64_t count_ = 0;
 };
 
+// SelectNths: SelectNth() for each rank of `ranks` (each < histogram.count()),
+// with at most one more call of `for_each`, whatever the number of ranks.
+template <class ForEach>
+std::vector<int64_t> SelectNths(const Int64Histogram& histogram, const std::vector<uint64_t>& ranks,
+                                ForEach&& for_each) {
+  std::vector<int64_t> out(ranks.size());
+  std::vector<Int64Histogram::Location> at(ranks.size());
+  std::vector<size_t> buckets;  // the answers' buckets that hold distinct values, sorted
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    at[i] = histogram.Locate(ranks[i]);
+    if (at[i].min == at[i].max)
+      out[i] = at[i].min;
+    else
+      buckets.push_back(at[i].bucket);
+  }
+  if (buckets.empty()) return out;
+  std::sort(buckets.begin(), buckets.end());
+  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+  std::vector<std::vector<int64_t>> in_bucket(buckets.size());
+  for_each([&](int64_t v) {
+    const size_t b = Int64Histogram::BucketOf(v);
+    if (b < buckets.front() || b > buckets.back()) return;
+    const auto it = std::lower_bound(buckets.begin(), buckets.end(), b);
+    if (*it == b) in_bucket[static_cast<size_t>(it - buckets.begin())].push_back(v);
+  });
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (at[i].min == at[i].max) continue;
+    std::vector<int64_t>& v = in_bucket[static_cast<size_t>(
+        std::lower_bound(buckets.begin(), buckets.end(), at[i].bucket) - buckets.begin())];
+    const auto nth = v.begin() + static_cast<std::ptrdiff_t>(at[i].rank_in_bucket);
+    std::nth_element(v.begin(), nth, v.end());
+    out[i] = *nth;
+  }
+  return out;
+}
+
 // SelectNth: the k-th smallest (0-based) of the values `histogram` counted,
 // the value nth_element would put at position k of a copy of them. Requires
 // k < histogram.count(). `for_each(f)` must pass the same values to f again
@@ -80,15 +116,7 @@ class Int64Histogram {
 // one distinct value. Memory: that bucket's values.
 template <class ForEach>
 int64_t SelectNth(const Int64Histogram& histogram, uint64_t k, ForEach&& for_each) {
-  const Int64Histogram::Location at = histogram.Locate(k);
-  if (at.min == at.max) return at.min;
-  std::vector<int64_t> in_bucket;
-  for_each([&](int64_t v) {
-    if (Int64Histogram::BucketOf(v) == at.bucket) in_bucket.push_back(v);
-  });
-  const auto nth = in_bucket.begin() + static_cast<std::ptrdiff_t>(at.rank_in_bucket);
-  std::nth_element(in_bucket.begin(), nth, in_bucket.end());
-  return *nth;
+  return SelectNths(histogram, std::vector<uint64_t>{k}, for_each).front();
 }
 
 }  // namespace gpuwhy

@@ -85,5 +85,22 @@ TEST(Select, EveryRankMatchesNthElement) {
   CheckAllRanks(std::vector<int64_t>(50, 7));
 }
 
+TEST(Select, ManyRanksTakeOneMoreRead) {
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> v;
+  for (int i = 0; i < 2000; ++i) v.push_back(static_cast<int64_t>(rng() % 10'000'000) - 50);
+  Int64Histogram h;
+  for (int64_t x : v) h.Add(x);
+  const std::vector<uint64_t> ranks = {0, 1, 999, 1000, 1799, 1800, 1899, 1980, 1999, 1000};
+  int reads = 0;
+  const std::vector<int64_t> got = SelectNths(h, ranks, [&](auto&& f) {
+    ++reads;
+    for (int64_t x : v) f(x);
+  });
+  EXPECT_EQ(reads, 1);
+  ASSERT_EQ(got.size(), ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(got[i], Reference(v, ranks[i])) << ranks[i];
+}
+
 }  // namespace
 }  // namespace gpuwhy

@@ -60,7 +60,11 @@ struct DeviceAcc {
   bool has_ops = false;
   int64_t span_start_ns = kMissingI64, span_end_ns = kMissingI64;  // over every op
   std::vector<Interval> copy_set_iv;  // memcpy + memset
-  std::vector<int64_t> kernel_dur;
+  // The kernel durations are not kept either: their statistics come from
+  // DurationStatsOf() over the table (a copy was 8 bytes a kernel and its
+  // sort the longest step of this section at 100x); the short-kernel tallies
+  // are counted as the kernels are read.
+  std::array<ShortKernelBucket, kShortKernelThresholdsNs.size()> short_kernels{};
   std::unordered_map<StringId, NameAcc> by_name;
   std::set<int64_t> streams;
   std::array<TransferAcc, 14> memcpy_dir{};  // by CopyKind value
@@ -222,7 +226,6 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     count(ms.device_id, ms.start_ns, ms.end_ns, false);
     for (size_t idx = 0; idx < n.size(); ++idx) {
       DeviceAcc& a = accs[idx];
-      a.kernel_dur.reserve(n[idx].first);
       a.copy_set_iv.reserve(n[idx].second - n[idx].first);
     }
   }
@@ -240,7 +243,11 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     DeviceAcc& a = acc_for(k.device_id[i]);
     int64_t s = k.start_ns[i], e = std::max(k.end_ns[i], s);
     widen(a, s, e);
-    a.kernel_dur.push_back(e - s);
+    for (size_t b = 0; b < kShortKernelThresholdsNs.size(); ++b) {
+      if (e - s >= kShortKernelThresholdsNs[b]) continue;
+      ++a.short_kernels[b].count;
+      a.short_kernels[b].time_ns += e - s;
+    }
     NameAcc& n = a.by_name[k.name[i]];
     ++n.count;
     n.total_ns += e - s;
@@ -445,15 +452,18 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
 
     // Kernels.
     KernelSummary& ks = d.kernels;
-    ks.duration = ComputeDurationStats(a.kernel_dur);  // sorts kernel_dur
+    // The device's kernels, as the accumulation loop above read them.
+    ks.duration = DurationStatsOf([&](auto&& visit) {
+      for (size_t i = 0; i < k.size(); ++i) {
+        if (k.device_id[i] != a.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i]))
+          continue;
+        visit(std::max(k.end_ns[i], k.start_ns[i]) - k.start_ns[i]);
+      }
+    });
     for (size_t b = 0; b < kShortKernelThresholdsNs.size(); ++b) {
       ShortKernelBucket& bucket = ks.short_kernels[b];
+      bucket = a.short_kernels[b];
       bucket.threshold_ns = kShortKernelThresholdsNs[b];
-      for (int64_t v : a.kernel_dur) {
-        if (v >= bucket.threshold_ns) break;  // sorted ascending
-        ++bucket.count;
-        bucket.time_ns += v;
-      }
       bucket.count_ratio = Ratio(bucket.count, ks.duration.count);
       bucket.time_ratio = Ratio(bucket.time_ns, ks.duration.total_ns);
     }

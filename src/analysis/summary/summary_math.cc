@@ -42,38 +42,25 @@ int64_t UnionLength(const std::vector<std::pair<int64_t, int64_t>>& intervals) {
   return total + (cur_end - cur_start);
 }
 
+int64_t InterpolatePercentile(int64_t lo_value, int64_t hi_value, double frac) {
+  const double v = static_cast<double>(lo_value) +
+                   (static_cast<double>(hi_value) - static_cast<double>(lo_value)) * frac;
+  return std::llround(v);
+}
+
 int64_t PercentileSorted(const std::vector<int64_t>& sorted, double q) {
   if (sorted.empty()) return kMissingI64;
   double pos = q * static_cast<double>(sorted.size() - 1);
   auto lo = static_cast<size_t>(std::floor(pos));
   size_t hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  double v = static_cast<double>(sorted[lo]) +
-             (static_cast<double>(sorted[hi]) - static_cast<double>(sorted[lo])) * frac;
-  return std::llround(v);
+  return InterpolatePercentile(sorted[lo], sorted[hi], pos - static_cast<double>(lo));
 }
 
 DurationStats ComputeDurationStats(std::vector<int64_t>& durations_ns) {
-  DurationStats s;
-  if (durations_ns.empty()) return s;
   std::sort(durations_ns.begin(), durations_ns.end());
-  s.count = static_cast<int64_t>(durations_ns.size());
-  for (int64_t v : durations_ns) s.total_ns += v;
-  s.min_ns = durations_ns.front();
-  s.max_ns = durations_ns.back();
-  s.p50_ns = PercentileSorted(durations_ns, 0.50);
-  s.p90_ns = PercentileSorted(durations_ns, 0.90);
-  s.p95_ns = PercentileSorted(durations_ns, 0.95);
-  s.p99_ns = PercentileSorted(durations_ns, 0.99);
-  s.mean_ns = static_cast<double>(s.total_ns) / static_cast<double>(s.count);
-  // Two passes: the mean first keeps the variance stable for large ns values.
-  double sq = 0;
-  for (int64_t v : durations_ns) {
-    double d = static_cast<double>(v) - s.mean_ns;
-    sq += d * d;
-  }
-  s.stddev_ns = std::sqrt(sq / static_cast<double>(s.count));
-  return s;
+  return DurationStatsOf([&](auto&& visit) {
+    for (int64_t v : durations_ns) visit(v);
+  });
 }
 
 }  // namespace gpuwhy::analysis

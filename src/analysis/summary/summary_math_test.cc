@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <vector>
 
 namespace gpuwhy::analysis {
@@ -64,6 +65,37 @@ TEST(DurationStats, HandComputed) {
   EXPECT_DOUBLE_EQ(s.mean_ns, 2.5);
   EXPECT_NEAR(s.stddev_ns, 1.118033988749895, 1e-12);  // population sd
   EXPECT_EQ(v.front(), 1);  // sorted in place
+}
+
+TEST(DurationStats, FromAStreamEqualsFromASortedCopy) {
+  std::mt19937_64 rng(9);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<int64_t> v;
+    const int n = 1 + static_cast<int>(rng() % 500);
+    for (int i = 0; i < n; ++i)
+      v.push_back(round % 2 == 0 ? 1000 * static_cast<int64_t>(rng() % 90)          // whole µs
+                                 : static_cast<int64_t>(rng() % 3'000'000) - 100);  // any ns
+    int reads = 0;
+    const DurationStats got = DurationStatsOf([&](auto&& visit) {
+      ++reads;
+      for (int64_t x : v) visit(x);
+    });
+    std::vector<int64_t> sorted = v;
+    const DurationStats want = ComputeDurationStats(sorted);
+    EXPECT_LE(reads, 3);
+    EXPECT_EQ(got.count, want.count);
+    EXPECT_EQ(got.total_ns, want.total_ns);
+    EXPECT_EQ(got.min_ns, want.min_ns);
+    EXPECT_EQ(got.max_ns, want.max_ns);
+    EXPECT_EQ(got.p50_ns, want.p50_ns) << "round " << round;
+    EXPECT_EQ(got.p90_ns, want.p90_ns) << "round " << round;
+    EXPECT_EQ(got.p95_ns, want.p95_ns) << "round " << round;
+    EXPECT_EQ(got.p99_ns, want.p99_ns) << "round " << round;
+    EXPECT_EQ(got.p99_ns, PercentileSorted(sorted, 0.99));
+    EXPECT_EQ(got.mean_ns, want.mean_ns);
+    // The same sum in another order: equal to rounding.
+    EXPECT_NEAR(got.stddev_ns, want.stddev_ns, 1e-9 * want.stddev_ns + 1e-9);
+  }
 }
 
 TEST(DurationStats, EmptyIsMissingNotZero) {
