@@ -10,7 +10,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 namespace gpuwhy {
@@ -50,14 +49,19 @@ class Int64Histogram {
   struct Location {
     size_t bucket = 0;
     uint64_t rank_in_bucket = 0;
-    int64_t min = 0;  // the bucket's least and greatest values
+    uint64_t count = 0;  // values in the bucket
+    int64_t min = 0;     // the bucket's least and greatest values
     int64_t max = 0;
+    // Known: the value is the bucket's min or max (one distinct value, or
+    // the first or last rank in it), so the values need not be read again.
+    bool Known() const { return min == max || rank_in_bucket == 0 || rank_in_bucket + 1 == count; }
+    int64_t KnownValue() const { return rank_in_bucket == 0 ? min : max; }
   };
   Location Locate(uint64_t k) const {
     uint64_t before = 0;
     for (size_t i = 0; i < kBuckets; ++i) {
       const Bucket& b = buckets_[i];
-      if (k < before + b.count) return {i, k - before, b.min, b.max};
+      if (k < before + b.count) return {i, k - before, b.count, b.min, b.max};
       before += b.count;
     }
     return {};
@@ -80,11 +84,11 @@ std::vector<int64_t> SelectNths(const Int64Histogram& histogram, const std::vect
                                 ForEach&& for_each) {
   std::vector<int64_t> out(ranks.size());
   std::vector<Int64Histogram::Location> at(ranks.size());
-  std::vector<size_t> buckets;  // the answers' buckets that hold distinct values, sorted
+  std::vector<size_t> buckets;  // the buckets of the answers not Known(), sorted
   for (size_t i = 0; i < ranks.size(); ++i) {
     at[i] = histogram.Locate(ranks[i]);
-    if (at[i].min == at[i].max)
-      out[i] = at[i].min;
+    if (at[i].Known())
+      out[i] = at[i].KnownValue();
     else
       buckets.push_back(at[i].bucket);
   }
@@ -99,7 +103,7 @@ std::vector<int64_t> SelectNths(const Int64Histogram& histogram, const std::vect
     if (*it == b) in_bucket[static_cast<size_t>(it - buckets.begin())].push_back(v);
   });
   for (size_t i = 0; i < ranks.size(); ++i) {
-    if (at[i].min == at[i].max) continue;
+    if (at[i].Known()) continue;
     std::vector<int64_t>& v = in_bucket[static_cast<size_t>(
         std::lower_bound(buckets.begin(), buckets.end(), at[i].bucket) - buckets.begin())];
     const auto nth = v.begin() + static_cast<std::ptrdiff_t>(at[i].rank_in_bucket);
@@ -112,8 +116,8 @@ std::vector<int64_t> SelectNths(const Int64Histogram& histogram, const std::vect
 // SelectNth: the k-th smallest (0-based) of the values `histogram` counted,
 // the value nth_element would put at position k of a copy of them. Requires
 // k < histogram.count(). `for_each(f)` must pass the same values to f again
-// (in any order); it is called only when the answer's bucket holds more than
-// one distinct value. Memory: that bucket's values.
+// (in any order); it is called only when the histogram does not settle the
+// answer (Location::Known). Memory: that bucket's values.
 template <class ForEach>
 int64_t SelectNth(const Int64Histogram& histogram, uint64_t k, ForEach&& for_each) {
   return SelectNths(histogram, std::vector<uint64_t>{k}, for_each).front();

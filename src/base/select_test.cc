@@ -98,6 +98,11 @@ TEST(Select, ManyRanksTakeOneMoreRead) {
     for (int64_t x : v) f(x);
   });
   EXPECT_EQ(reads, 1);
+  // The least and the greatest are the end buckets' min and max: no read.
+  const std::vector<int64_t> ends = SelectNths(h, {0, v.size() - 1}, [&](auto&&) { ++reads; });
+  EXPECT_EQ(reads, 1);
+  EXPECT_EQ(ends[0], *std::min_element(v.begin(), v.end()));
+  EXPECT_EQ(ends[1], *std::max_element(v.begin(), v.end()));
   ASSERT_EQ(got.size(), ranks.size());
   for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(got[i], Reference(v, ranks[i])) << ranks[i];
 }

@@ -42,7 +42,8 @@ std::vector<Finding> DetectSyncs(const DetectorInput& in) {
   if (tl.blocking_api_rows.empty() && tl.blocking_sync_rows.empty()) return out;
   const model::SyncTable& sy = t.syncs;
 
-  // Per-thread call order, to see what came right before a sync.
+  // Copies by correlation id, to tell what the call before a sync copied
+  // (that call: Timeline::blocking_prev_row).
   std::vector<std::pair<int64_t, uint32_t>> memcpy_by_corr;
   for (size_t i = 0; i < t.memcpys.size(); ++i)
     if (IsValid(t.memcpys.correlation_id[i]))

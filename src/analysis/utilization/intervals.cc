@@ -142,10 +142,8 @@ CappedSumSweep::CappedSumSweep(std::vector<std::pair<int64_t, int64_t>> windows,
     lo_ = std::min(lo_, a);
     hi_ = std::max(hi_, b);
   }
-  if (in_start_order_)
-    out_.assign(windows_.size(), 0.0);
-  else
-    edges_.reserve(expected_spans * 2);
+  out_.assign(windows_.size(), 0.0);
+  if (!in_start_order_) edges_.reserve(expected_spans * 2);
 }
 
 void CappedSumSweep::Integrate(int64_t from, int64_t to) {
@@ -161,14 +159,13 @@ void CappedSumSweep::Integrate(int64_t from, int64_t to) {
 }
 
 void CappedSumSweep::CloseUpTo(int64_t t) {
-  const auto later = [](const Edge& x, const Edge& y) { return x.t > y.t; };
   while (!edges_.empty() && edges_.front().t <= t) {
     const int64_t end = edges_.front().t;
     Integrate(now_, end);
     now_ = end;
     while (!edges_.empty() && edges_.front().t == end) {
       sum_ -= edges_.front().dv;
-      std::pop_heap(edges_.begin(), edges_.end(), later);
+      std::pop_heap(edges_.begin(), edges_.end(), EndsLater);
       edges_.pop_back();
     }
     if (edges_.empty()) sum_ = 0;  // nothing open: exactly 0, not a rounding residue
@@ -196,34 +193,21 @@ void CappedSumSweep::Add(int64_t start_ns, int64_t end_ns, double value) {
   started_ = true;
   sum_ += value;
   edges_.push_back({b, value});
-  std::push_heap(edges_.begin(), edges_.end(),
-                 [](const Edge& x, const Edge& y) { return x.t > y.t; });
+  std::push_heap(edges_.begin(), edges_.end(), EndsLater);
 }
 
 std::vector<double> CappedSumSweep::Integrals() {
   if (in_start_order_) {
     if (started_) CloseUpTo(hi_);
-    std::vector<Edge>().swap(edges_);
-    return std::move(out_);
-  }
-  std::vector<double> out(windows_.size(), 0.0);
-  std::sort(edges_.begin(), edges_.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
-  double sum = 0;
-  for (size_t i = 0; i < edges_.size(); ++i) {
-    sum += edges_[i].dv;
-    if (i + 1 < edges_.size() && edges_[i + 1].t > edges_[i].t) {
-      // Why the clamp at 0: float cancellation can leave -1e-17 after a span ends.
-      const double v = std::clamp(sum, 0.0, cap_);
-      if (v == 0.0) continue;
-      for (size_t w = 0; w < windows_.size(); ++w) {
-        const int64_t a = std::max(edges_[i].t, windows_[w].first);
-        const int64_t b = std::min(edges_[i + 1].t, windows_[w].second);
-        if (b > a) out[w] += v * static_cast<double>(b - a);
-      }
+  } else {
+    std::sort(edges_.begin(), edges_.end(), [](const Edge& x, const Edge& y) { return x.t < y.t; });
+    for (size_t i = 0; i < edges_.size(); ++i) {
+      sum_ += edges_[i].dv;
+      if (i + 1 < edges_.size()) Integrate(edges_[i].t, edges_[i + 1].t);
     }
   }
   std::vector<Edge>().swap(edges_);
-  return out;
+  return std::move(out_);
 }
 
 double CappedSumIntegral(std::vector<ValueSpan> spans, double cap, int64_t lo, int64_t hi) {

@@ -87,6 +87,8 @@ class CappedSumSweep {
     int64_t t;
     double dv;
   };
+  // EndsLater: the heap order of edges_ in start order (earliest end on top).
+  static bool EndsLater(const Edge& x, const Edge& y) { return x.t > y.t; }
   // Integrate: clamp(sum_) over [from, to) into out_.
   void Integrate(int64_t from, int64_t to);
   // CloseUpTo: in start order, ends the open spans that end at or before t
@@ -97,10 +99,11 @@ class CappedSumSweep {
   double cap_;
   int64_t lo_ = 0, hi_ = 0;  // the windows' hull: spans are clipped to it
   bool in_start_order_ = false;
-  std::vector<Edge>
-      edges_;  // both edges of every span; in start order: the open spans' ends (a min-heap)
-  std::vector<double> out_;  // in start order: the integrals so far
-  double sum_ = 0;           // in start order: the open spans' values
+  // edges_: both edges of every span; in start order, the open spans' ends
+  // (a min-heap by time).
+  std::vector<Edge> edges_;
+  std::vector<double> out_;  // the integrals so far
+  double sum_ = 0;           // the values of the spans open at the sweep's time
   int64_t now_ = 0;          // in start order: integrated up to here
   bool started_ = false;
 };
