@@ -285,6 +285,24 @@ bool OnPath(const char* tool) {
   return std::system(cmd.c_str()) == 0;
 }
 
+// AllStoredBytes: the bytes `t`'s event tables would take with every column
+// stored, lazy ones included (the tables before lazy columns).
+size_t AllStoredBytes(const gpuwhy::model::Trace& t) {
+  using namespace gpuwhy;  // the column lists name types unqualified
+  using namespace gpuwhy::model;
+#define GPUWHY_BENCH_WIDTH(type, name, def) +sizeof(ColumnTraits<type>::Value)
+  return t.kernels.size() * (0 GPUWHY_KERNEL_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.memcpys.size() * (0 GPUWHY_MEMCPY_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.memsets.size() * (0 GPUWHY_MEMSET_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.api_calls.size() * (0 GPUWHY_API_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.syncs.size() * (0 GPUWHY_SYNC_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.ranges.size() * (0 GPUWHY_RANGE_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.markers.size() * (0 GPUWHY_MARKER_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.collectives.size() * (0 GPUWHY_COLLECTIVE_COLUMNS(GPUWHY_BENCH_WIDTH)) +
+         t.gpu_processes.size() * (0 GPUWHY_GPU_PROCESS_COLUMNS(GPUWHY_BENCH_WIDTH));
+#undef GPUWHY_BENCH_WIDTH
+}
+
 // PrintModelBytes: bytes per event of the model, whole and per table (the
 // columns' capacity, as Trace::memory_bytes counts it).
 void PrintModelBytes(const std::string& path) {
@@ -294,7 +312,7 @@ void PrintModelBytes(const std::string& path) {
     if (!r.ok()) return m;
     const gpuwhy::model::Trace& t = *r;
     const double events = static_cast<double>(t.event_count());
-    std::printf("  model bytes per event %.1f (%.0f rows, %.1f MB):", 
+    std::printf("  model bytes per row %.1f (%.0f rows, %.1f MB):",
                 static_cast<double>(t.memory_bytes()) / events, events, t.memory_bytes() / 1e6);
     auto one = [&](const char* name, size_t rows, size_t bytes) {
       if (rows == 0) return;
@@ -307,7 +325,10 @@ void PrintModelBytes(const std::string& path) {
     one("memset", t.memsets.size(), t.memsets.memory_bytes());
     one("sync", t.syncs.size(), t.syncs.memory_bytes());
     one("markers", t.markers.size(), t.markers.memory_bytes());
-    std::printf(" strings %.1f MB\n", t.strings.memory_bytes() / 1e6);
+    size_t tables = 0;
+    t.ForEachEventTable([&tables](const auto& table) { tables += table.memory_bytes(); });
+    std::printf(" strings %.1f MB; every column stored: %.1f MB\n", t.strings.memory_bytes() / 1e6,
+                static_cast<double>(t.memory_bytes() - tables + AllStoredBytes(t)) / 1e6);
     std::fflush(stdout);
     m.ok = true;
     return m;
@@ -495,6 +516,14 @@ int main(int argc, char** argv) {
       differ += !d.empty();
     }
     return differ == 0 ? 0 : 1;
+  }
+  // --model-bytes FILE...: the model's bytes per row of each file, by table.
+  if (argc >= 3 && std::strcmp(argv[1], "--model-bytes") == 0) {
+    for (int i = 2; i < argc; ++i) {
+      std::printf("%s\n", argv[i]);
+      PrintModelBytes(argv[i]);
+    }
+    return 0;
   }
   // --once FILE: one in-process import, for `perf record`.
   if (argc == 3 && std::strcmp(argv[1], "--once") == 0) {

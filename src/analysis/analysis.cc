@@ -76,19 +76,22 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
 
-// OverlapTimelines: up to model::kLargeModelBytes of model (all traces
-// together), the diagnosis timelines are built on a third thread while
-// utilization runs; above it, after utilization, one at a time. The timeline
-// reads no section, so only memory decides. On the 100x bench trace (970 MiB
-// of model) the timeline beside utilization and then the host sections took
-// the analysis from 1.13-1.21 s to 1.02-1.09 s, but the peak from 1.34-1.35
-// to 1.41 GB (of the 1.5 GB budget), for no clear gain in the bench's wall;
-// the 10x one (99 MB) gains about 0.1 s of 1 s on two cores
-// (docs/performance.md).
+// kOverlapModelBytes: up to this much model (all traces together), the
+// diagnosis timelines are built on a third thread while utilization runs;
+// above it, after utilization, one at a time. The timeline reads no section,
+// so only memory decides: the overlap adds about a sixth to the peak. On the
+// 100x bench trace (763 MB of model since the lazy columns) it took the peak
+// from 1.015 to 1.12-1.16 GB and the run from 4.14-5.37 s to 3.76-5.46 s
+// (medians 5.13 and 4.78, five alternating runs); the 10x one (76 MB) gains
+// about 0.1 s of 1 s on two cores (docs/performance.md). Past 1 GiB of model
+// the sixth is worth more than the time.
+inline constexpr size_t kOverlapModelBytes = size_t{1} << 30;
+
+// OverlapTimelines: whether the traces' timelines overlap utilization.
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
   for (const model::Trace& t : traces) bytes += t.memory_bytes();
-  return bytes <= model::kLargeModelBytes;
+  return bytes <= kOverlapModelBytes;
 }
 
 }  // namespace

@@ -25,66 +25,70 @@
 namespace gpuwhy::model {
 
 // ---- Event tables -------------------------------------------------------
+//
+// A column declared Lazy<T> (table.h's LazyColumn) is one that most sources
+// leave missing in almost every row; it stores nothing until a row holds a
+// value. Read it with [], write an existing row with Set().
 
 // Kernels. Launch configuration and occupancy fields are missing unless the
 // source provides them. shared_mem_bytes is static+dynamic when the source only
 // gives the sum (Kineto); static/dynamic are split when known (nsys, CUPTI).
-#define GPUWHY_KERNEL_COLUMNS(C)                       \
-  C(int32_t, device_id, kMissingI32)                   \
-  C(int64_t, stream_id, kMissingI64)                   \
-  C(int64_t, start_ns, kMissingI64)                    \
-  C(int64_t, end_ns, kMissingI64)                      \
-  C(int64_t, correlation_id, kMissingI64)              \
-  C(int64_t, external_id, kMissingI64)                 \
-  C(StringId, name, kEmptyString)                      \
-  C(int32_t, grid_x, kMissingI32)                      \
-  C(int32_t, grid_y, kMissingI32)                      \
-  C(int32_t, grid_z, kMissingI32)                      \
-  C(int32_t, block_x, kMissingI32)                     \
-  C(int32_t, block_y, kMissingI32)                     \
-  C(int32_t, block_z, kMissingI32)                     \
-  C(int32_t, registers_per_thread, kMissingI32)        \
-  C(int32_t, shared_mem_bytes, kMissingI32)            \
-  C(int32_t, static_shared_mem_bytes, kMissingI32)     \
-  C(int32_t, dynamic_shared_mem_bytes, kMissingI32)    \
-  C(float, blocks_per_sm, kMissingF32)                 \
-  C(float, warps_per_sm, kMissingF32)                  \
-  C(float, est_occupancy_pct, kMissingF32)             \
-  C(int64_t, graph_id, kMissingI64)                    \
-  C(int32_t, pid, kMissingI32)
+#define GPUWHY_KERNEL_COLUMNS(C)                          \
+  C(int32_t, device_id, kMissingI32)                      \
+  C(int64_t, stream_id, kMissingI64)                      \
+  C(int64_t, start_ns, kMissingI64)                       \
+  C(int64_t, end_ns, kMissingI64)                         \
+  C(int64_t, correlation_id, kMissingI64)                 \
+  C(int64_t, external_id, kMissingI64)                    \
+  C(StringId, name, kEmptyString)                         \
+  C(int32_t, grid_x, kMissingI32)                         \
+  C(int32_t, grid_y, kMissingI32)                         \
+  C(int32_t, grid_z, kMissingI32)                         \
+  C(int32_t, block_x, kMissingI32)                        \
+  C(int32_t, block_y, kMissingI32)                        \
+  C(int32_t, block_z, kMissingI32)                        \
+  C(int32_t, registers_per_thread, kMissingI32)           \
+  C(int32_t, shared_mem_bytes, kMissingI32)               \
+  C(Lazy<int32_t>, static_shared_mem_bytes, kMissingI32)  \
+  C(Lazy<int32_t>, dynamic_shared_mem_bytes, kMissingI32) \
+  C(float, blocks_per_sm, kMissingF32)                    \
+  C(float, warps_per_sm, kMissingF32)                     \
+  C(float, est_occupancy_pct, kMissingF32)                \
+  C(Lazy<int64_t>, graph_id, kMissingI64)                 \
+  C(Lazy<int32_t>, pid, kMissingI32)
 GPUWHY_DEFINE_TABLE(KernelTable, KernelRow, GPUWHY_KERNEL_COLUMNS)
 
 // Memory copies. src/dst_device are set for peer copies. Unified Memory page
 // migrations are rows with a kUvm* copy_kind and their migration_cause
 // (kUnknown for ordinary copies).
-#define GPUWHY_MEMCPY_COLUMNS(C)                                 \
-  C(int32_t, device_id, kMissingI32)                             \
-  C(int64_t, stream_id, kMissingI64)                             \
-  C(int64_t, start_ns, kMissingI64)                              \
-  C(int64_t, end_ns, kMissingI64)                                \
-  C(int64_t, correlation_id, kMissingI64)                        \
-  C(int64_t, external_id, kMissingI64)                           \
-  C(int64_t, bytes, kMissingI64)                                 \
-  C(CopyKind, copy_kind, CopyKind::kUnknown)                     \
-  C(MemoryKind, src_kind, MemoryKind::kUnknown)                  \
-  C(MemoryKind, dst_kind, MemoryKind::kUnknown)                  \
-  C(int32_t, src_device_id, kMissingI32)                         \
-  C(int32_t, dst_device_id, kMissingI32)                         \
-  C(int64_t, graph_id, kMissingI64)                              \
-  C(int32_t, pid, kMissingI32)                                   \
-  C(MigrationCause, migration_cause, MigrationCause::kUnknown)
+#define GPUWHY_MEMCPY_COLUMNS(C)                \
+  C(int32_t, device_id, kMissingI32)            \
+  C(int64_t, stream_id, kMissingI64)            \
+  C(int64_t, start_ns, kMissingI64)             \
+  C(int64_t, end_ns, kMissingI64)               \
+  C(int64_t, correlation_id, kMissingI64)       \
+  C(int64_t, external_id, kMissingI64)          \
+  C(int64_t, bytes, kMissingI64)                \
+  C(CopyKind, copy_kind, CopyKind::kUnknown)    \
+  C(MemoryKind, src_kind, MemoryKind::kUnknown) \
+  C(MemoryKind, dst_kind, MemoryKind::kUnknown) \
+  C(Lazy<int32_t>, src_device_id, kMissingI32)  \
+  C(Lazy<int32_t>, dst_device_id, kMissingI32)  \
+  C(Lazy<int64_t>, graph_id, kMissingI64)       \
+  C(int32_t, pid, kMissingI32)                  \
+  C(Lazy<MigrationCause>, migration_cause, MigrationCause::kUnknown)
 GPUWHY_DEFINE_TABLE(MemcpyTable, MemcpyRow, GPUWHY_MEMCPY_COLUMNS)
 
-#define GPUWHY_MEMSET_COLUMNS(C)                                 \
-  C(int32_t, device_id, kMissingI32)                             \
-  C(int64_t, stream_id, kMissingI64)                             \
-  C(int64_t, start_ns, kMissingI64)                              \
-  C(int64_t, end_ns, kMissingI64)                                \
-  C(int64_t, correlation_id, kMissingI64)                        \
-  C(int64_t, external_id, kMissingI64)                           \
-  C(int64_t, bytes, kMissingI64)                                 \
-  C(MemoryKind, dst_kind, MemoryKind::kUnknown)                  \
-  C(int64_t, graph_id, kMissingI64)                              \
+#define GPUWHY_MEMSET_COLUMNS(C)                \
+  C(int32_t, device_id, kMissingI32)            \
+  C(int64_t, stream_id, kMissingI64)            \
+  C(int64_t, start_ns, kMissingI64)             \
+  C(int64_t, end_ns, kMissingI64)               \
+  C(int64_t, correlation_id, kMissingI64)       \
+  C(int64_t, external_id, kMissingI64)          \
+  C(int64_t, bytes, kMissingI64)                \
+  C(MemoryKind, dst_kind, MemoryKind::kUnknown) \
+  C(Lazy<int64_t>, graph_id, kMissingI64)       \
   C(int32_t, pid, kMissingI32)
 GPUWHY_DEFINE_TABLE(MemsetTable, MemsetRow, GPUWHY_MEMSET_COLUMNS)
 
@@ -104,16 +108,16 @@ GPUWHY_DEFINE_TABLE(ApiTable, ApiRow, GPUWHY_API_COLUMNS)
 
 // Synchronization events (CUPTI SYNCHRONIZATION / Kineto cuda_sync / nsys
 // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION). stream_id is missing for context sync.
-#define GPUWHY_SYNC_COLUMNS(C)                              \
-  C(int32_t, device_id, kMissingI32)                        \
-  C(int64_t, stream_id, kMissingI64)                        \
-  C(int64_t, start_ns, kMissingI64)                         \
-  C(int64_t, end_ns, kMissingI64)                           \
-  C(int64_t, correlation_id, kMissingI64)                   \
-  C(SyncKind, kind, SyncKind::kUnknown)                     \
-  C(int64_t, event_id, kMissingI64)                         \
-  C(int64_t, wait_on_stream_id, kMissingI64)                \
-  C(int32_t, pid, kMissingI32)                              \
+#define GPUWHY_SYNC_COLUMNS(C)                     \
+  C(int32_t, device_id, kMissingI32)               \
+  C(int64_t, stream_id, kMissingI64)               \
+  C(int64_t, start_ns, kMissingI64)                \
+  C(int64_t, end_ns, kMissingI64)                  \
+  C(int64_t, correlation_id, kMissingI64)          \
+  C(SyncKind, kind, SyncKind::kUnknown)            \
+  C(Lazy<int64_t>, event_id, kMissingI64)          \
+  C(Lazy<int64_t>, wait_on_stream_id, kMissingI64) \
+  C(int32_t, pid, kMissingI32)                     \
   C(int64_t, tid, kMissingI64)
 GPUWHY_DEFINE_TABLE(SyncTable, SyncRow, GPUWHY_SYNC_COLUMNS)
 
@@ -125,22 +129,22 @@ GPUWHY_DEFINE_TABLE(SyncTable, SyncRow, GPUWHY_SYNC_COLUMNS)
 // (e.g. "[[141, 512], [512, 512]]", "[\"c10::BFloat16\", \"float\"]");
 // kEmptyString when the source has none. Importers only copy the text; parsing
 // shapes into FLOPs and bytes is analysis (src/analysis/throughput).
-#define GPUWHY_RANGE_COLUMNS(C)                        \
-  C(int32_t, pid, kMissingI32)                         \
-  C(int64_t, tid, kMissingI64)                         \
-  C(int64_t, start_ns, kMissingI64)                    \
-  C(int64_t, end_ns, kMissingI64)                      \
-  C(StringId, name, kEmptyString)                      \
-  C(RangeKind, kind, RangeKind::kOther)                \
-  C(int64_t, external_id, kMissingI64)                 \
-  C(int32_t, step, kMissingI32)                        \
-  C(StringId, domain, kEmptyString)                    \
-  C(int32_t, device_id, kMissingI32)                   \
-  C(int64_t, stream_id, kMissingI64)                   \
-  C(StringId, input_dims, kEmptyString)                \
-  C(StringId, input_types, kEmptyString)               \
-  C(StringId, input_strides, kEmptyString)             \
-  C(StringId, concrete_inputs, kEmptyString)
+#define GPUWHY_RANGE_COLUMNS(C)                  \
+  C(int32_t, pid, kMissingI32)                   \
+  C(int64_t, tid, kMissingI64)                   \
+  C(int64_t, start_ns, kMissingI64)              \
+  C(int64_t, end_ns, kMissingI64)                \
+  C(StringId, name, kEmptyString)                \
+  C(RangeKind, kind, RangeKind::kOther)          \
+  C(int64_t, external_id, kMissingI64)           \
+  C(int32_t, step, kMissingI32)                  \
+  C(Lazy<StringId>, domain, kEmptyString)        \
+  C(Lazy<int32_t>, device_id, kMissingI32)       \
+  C(Lazy<int64_t>, stream_id, kMissingI64)       \
+  C(Lazy<StringId>, input_dims, kEmptyString)    \
+  C(Lazy<StringId>, input_types, kEmptyString)   \
+  C(Lazy<StringId>, input_strides, kEmptyString) \
+  C(Lazy<StringId>, concrete_inputs, kEmptyString)
 GPUWHY_DEFINE_TABLE(RangeTable, RangeRow, GPUWHY_RANGE_COLUMNS)
 
 // Instant markers (NVTX marks, instant events).
@@ -274,13 +278,10 @@ struct TraceInfo {
   std::string cupti_version;
 };
 
-// kLargeModelBytes: models (memory_bytes) up to this size are handled for
-// speed, larger ones for peak memory: the Kineto importer copies a small
-// model's tables to exact size and releases a large one's spare pages; the
-// analysis builds a small input's timelines beside utilization and a large
-// one's after it. Measured (docs/performance.md):
-// the 10x bench trace (97 MB of model) is faster the first way, the 100x one
-// (971 MB) stays under its 1.5 GB budget only the second way.
+// kLargeModelBytes: the Kineto importer copies a model (memory_bytes) up to
+// this size to exact size, and gives a larger one's spare pages back instead
+// (the copy was a large import's peak). Measured (docs/performance.md): the
+// 10x bench trace is faster the first way, the 100x one lower the second.
 inline constexpr size_t kLargeModelBytes = size_t{256} << 20;
 
 // Trace: everything imported from one source (one rank).

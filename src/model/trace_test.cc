@@ -339,8 +339,108 @@ TEST(Trace, AppendEventsFromTranslatesEveryStringColumn) {
   EXPECT_EQ(part.ranges.name.capacity(), cap);
 }
 
-static_assert(IsStringIdToken("StringId") && !IsStringIdToken("uint32_t") &&
-              !IsStringIdToken("StringIds") && !IsStringIdToken("String"));
+static_assert(IsStringIdToken("StringId") && IsStringIdToken("Lazy<StringId>") &&
+              !IsStringIdToken("uint32_t") && !IsStringIdToken("StringIds") &&
+              !IsStringIdToken("String") && !IsStringIdToken("Lazy<uint32_t>"));
+
+TEST(LazyColumn, ReadsAsAPlainColumnThroughEveryOperation) {
+  // Random appends (mostly missing), writes, whole-column appends of stored
+  // and unstored parts, and permutations, against a std::vector doing the
+  // same; a float column whose missing value is a NaN compares by bits.
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const float missing = kMissingF32;
+    LazyColumn<float> lazy(missing);
+    std::vector<float> plain;
+    const int other_per_mille = round % 4 == 0 ? 0 : static_cast<int>(rng() % 30);
+    auto value = [&]() {
+      return static_cast<int>(rng() % 1000) < other_per_mille ? static_cast<float>(rng() % 7)
+                                                              : missing;
+    };
+    if (round % 3 == 0) lazy.reserve(64);
+    const size_t n = rng() % 300;
+    for (size_t i = 0; i < n; ++i) {
+      const float v = value();
+      lazy.push_back(v);
+      plain.push_back(v);
+      if (rng() % 50 == 0) {
+        const size_t at = rng() % plain.size();
+        const float w = value();
+        lazy.Set(at, w);
+        plain[at] = w;
+      }
+      if (rng() % 80 == 0) {  // a part appended whole, stored or not
+        LazyColumn<float> part(missing);
+        std::vector<float> part_plain;
+        for (size_t j = rng() % 20; j > 0; --j) {
+          const float w = value();
+          part.push_back(w);
+          part_plain.push_back(w);
+        }
+        AppendColumn(lazy, part, nullptr);
+        plain.insert(plain.end(), part_plain.begin(), part_plain.end());
+      }
+    }
+    std::vector<uint32_t> order(plain.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<std::byte> scratch;
+    ApplyPermutation(lazy, order, scratch);
+    ApplyPermutation(plain, order, scratch);
+    ASSERT_EQ(lazy.size(), plain.size());
+    bool all_missing = true;
+    for (size_t i = 0; i < plain.size(); ++i) {
+      ASSERT_TRUE(SameValueBits(lazy[i], plain[i])) << "round " << round << " row " << i;
+      all_missing = all_missing && SameValueBits(plain[i], missing);
+    }
+    EXPECT_EQ(lazy.all_missing(), all_missing);
+    if (other_per_mille == 0) {
+      EXPECT_FALSE(lazy.materialized());  // nothing but missing: nothing stored
+      EXPECT_EQ(ColumnBytes(lazy), 0u);
+    }
+    // The same rows are the same column, stored or not.
+    LazyColumn<float> copy(missing);
+    for (size_t i = 0; i < plain.size(); ++i) copy.push_back(plain[i]);
+    copy.Materialize();
+    EXPECT_TRUE(SameBits(lazy, copy));
+    EXPECT_TRUE(SameBits(copy, lazy));
+    if (!plain.empty()) {
+      copy.Set(0, 1234.5f);
+      EXPECT_FALSE(SameBits(lazy, copy));
+    }
+  }
+}
+
+TEST(LazyColumn, TablesStoreOnlyWhatSomeRowHolds) {
+  RangeTable r;
+  for (int i = 0; i < 1000; ++i) {
+    RangeRow row;
+    row.start_ns = i;
+    r.Append(row);
+  }
+  EXPECT_FALSE(r.input_dims.materialized());
+  EXPECT_FALSE(r.stream_id.materialized());
+  const size_t lean = r.memory_bytes();
+  RangeTable shaped = r;
+  RangeRow row;
+  row.input_dims = 7;
+  shaped.Append(row);
+  EXPECT_TRUE(shaped.input_dims.materialized());
+  EXPECT_EQ(shaped.input_dims[0], kEmptyString);
+  EXPECT_EQ(shaped.input_dims[1000], 7u);
+  EXPECT_EQ(shaped.memory_bytes() - lean,
+            sizeof(RangeRow::start_ns) + sizeof(RangeRow::pid) + sizeof(RangeRow::tid) +
+                sizeof(RangeRow::end_ns) + sizeof(RangeRow::name) + sizeof(RangeRow::kind) +
+                sizeof(RangeRow::external_id) + sizeof(RangeRow::step) + 1001 * sizeof(StringId));
+  // A stored column of missing values equals an unstored one.
+  RangeTable stored = r;
+  stored.input_dims.Set(3, 9);
+  stored.input_dims.Set(3, kEmptyString);
+  EXPECT_TRUE(stored.input_dims.materialized());
+  EXPECT_EQ(stored.FirstDifferentColumn(r), nullptr);
+  stored.input_dims.Set(4, 9);
+  EXPECT_STREQ(stored.FirstDifferentColumn(r), "input_dims");
+}
 
 TEST(ImportStats, NamesAreStable) {
   EXPECT_EQ(kImportStatInfo[static_cast<size_t>(ImportStat::unknown_category)].name,

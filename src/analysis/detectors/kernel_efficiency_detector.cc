@@ -122,9 +122,7 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
   KernelInfoMemo names(t);
   // Real throughput from op shapes; skipped (with its step search) when the
   // trace has none, which keeps shape-less traces at their old cost.
-  const bool has_shapes =
-      std::any_of(t.ranges.input_dims.begin(), t.ranges.input_dims.end(),
-                  [](StringId s) { return s != kEmptyString; });
+  const bool has_shapes = !t.ranges.input_dims.all_missing();
   ThroughputResult own;
   if (in.throughput == nullptr && has_shapes) own = AnalyzeThroughput(t, FindSteps(t));
   const ThroughputResult& thr = in.throughput != nullptr ? *in.throughput : own;

@@ -98,7 +98,7 @@ struct ApiIndex {
 std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<int64_t, int64_t>>> GpuOps(
     const model::Trace& t, bool with_overhead) {
   std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<int64_t, int64_t>>> ops;
-  auto add = [&](const std::vector<int32_t>& dev, const std::vector<int32_t>& pid,
+  auto add = [&](const std::vector<int32_t>& dev, const auto& pid,  // stored or lazy
                  const std::vector<int64_t>& s, const std::vector<int64_t>& e) {
     for (size_t i = 0; i < dev.size(); ++i)
       if (s[i] > 0) ops[{pid[i], dev[i]}].emplace_back(s[i], e[i]);

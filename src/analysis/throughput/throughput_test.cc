@@ -86,7 +86,7 @@ TEST(Throughput, UnknownGpuGivesNoRatiosAndSaysWhy) {
 
 TEST(Throughput, NoShapesSaysSo) {
   model::Trace t = MmTrace("NVIDIA H100 80GB HBM3");
-  for (auto& v : t.ranges.input_dims) v = kEmptyString;
+  for (size_t i = 0; i < t.ranges.size(); ++i) t.ranges.input_dims.Set(i, kEmptyString);
   ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
   EXPECT_TRUE(r.devices.empty());
   EXPECT_NE(r.note.find("record_shapes"), std::string::npos);
@@ -97,7 +97,7 @@ model::Trace Fp32MmTrace(const char* kernel) {
   model::Trace t = MmTrace("NVIDIA A100-SXM4-80GB");
   for (size_t i = 0; i < t.ranges.size(); ++i)
     if (t.ranges.kind[i] == model::RangeKind::kCpuOp)
-      t.ranges.input_types[i] = t.strings.Intern(R"(["float", "float", ""])");
+      t.ranges.input_types.Set(i, t.strings.Intern(R"(["float", "float", ""])"));
   t.kernels.name[0] = t.strings.Intern(kernel);
   return t;
 }
@@ -134,8 +134,9 @@ TEST(Throughput, ElementwiseIsBelowTheRidge) {
   for (size_t i = 0; i < t.ranges.size(); ++i) {
     if (t.ranges.kind[i] != model::RangeKind::kCpuOp) continue;
     t.ranges.name[i] = t.strings.Intern("aten::add");
-    t.ranges.input_dims[i] = t.strings.Intern("[[4096, 4096], [4096, 4096], []]");
-    t.ranges.input_types[i] = t.strings.Intern(R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])");
+    t.ranges.input_dims.Set(i, t.strings.Intern("[[4096, 4096], [4096, 4096], []]"));
+    t.ranges.input_types.Set(i,
+                             t.strings.Intern(R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])"));
   }
   ThroughputResult r = AnalyzeThroughput(t, FindSteps(t));
   ASSERT_EQ(r.devices.size(), 1u);

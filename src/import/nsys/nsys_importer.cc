@@ -1104,7 +1104,7 @@ void Reader::GpuProcesses() {
   // One row per (device, pid) with GPU work, first/last seen from the events.
   struct Span { int64_t first = INT64_MAX, last = INT64_MIN; };
   std::map<std::pair<int32_t, int32_t>, Span> spans;
-  auto scan = [&](const std::vector<int32_t>& dev, const std::vector<int32_t>& pid,
+  auto scan = [&](const std::vector<int32_t>& dev, const auto& pid,  // stored or lazy
                   const std::vector<int64_t>& start, const std::vector<int64_t>& end) {
     std::pair<int32_t, int32_t> last_key{kMissingI32, kMissingI32};
     Span* cur = nullptr;
