@@ -76,22 +76,18 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
 
-// kOverlapModelBytes: up to this much model (all traces together), the
-// diagnosis timelines are built on a third thread while utilization runs;
-// above it, after utilization, one at a time. The timeline reads no section,
-// so only memory decides: the overlap adds about a sixth to the peak. On the
-// 100x bench trace (763 MB of model since the lazy columns) it took the peak
-// from 1.015 to 1.12-1.16 GB and the run from 4.14-5.37 s to 3.76-5.46 s
-// (medians 5.13 and 4.78, five alternating runs); the 10x one (76 MB) gains
-// about 0.1 s of 1 s on two cores (docs/performance.md). Past 1 GiB of model
-// the sixth is worth more than the time.
-inline constexpr size_t kOverlapModelBytes = size_t{1} << 30;
-
-// OverlapTimelines: whether the traces' timelines overlap utilization.
+// OverlapTimelines: up to model::kLargeModelBytes of model (all traces
+// together), the diagnosis timelines are built on a third thread while
+// utilization runs; above it, after utilization, one at a time. The timeline
+// reads no section, so only memory decides. On the 100x bench trace (763 MB
+// of model) the overlap left the run's time as it was (8 alternating warm
+// runs each: 3.60-5.26 s against 3.65-5.06 s) and raised its peak from
+// 1.01-1.03 GB to 1.09-1.16 GB; the 10x one (76 MB) gains about 0.1 s of
+// 1 s on two cores (docs/performance.md).
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
   for (const model::Trace& t : traces) bytes += t.memory_bytes();
-  return bytes <= kOverlapModelBytes;
+  return bytes <= model::kLargeModelBytes;
 }
 
 }  // namespace
