@@ -82,7 +82,7 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 // reads no section, so only memory decides. On the 100x bench trace (763 MB
 // of model) the overlap left the run's time as it was (8 alternating warm
 // runs each: 3.60-5.26 s against 3.65-5.06 s) and raised its peak from
-// 1.01-1.03 GB to 1.09-1.16 GB; the 10x one (76 MB) gains about 0.1 s of
+// 0.96-0.98 GiB to 1.04-1.10 GiB; the 10x one (76 MB) gains about 0.1 s of
 // 1 s on two cores (docs/performance.md).
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
