@@ -63,6 +63,7 @@ class LazyColumn {
   using value_type = T;
   explicit LazyColumn(T missing) : missing_(missing) {}
 
+  // size, empty: the rows, stored or not.
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // materialized: rows are stored (some row held a value other than missing()).
@@ -84,6 +85,7 @@ class LazyColumn {
     }
     values_[i] = v;
   }
+  // push_back: one more row holding v.
   void push_back(T v) {
     if (values_.empty()) {
       if (SameValueBits(v, missing_)) {
@@ -104,6 +106,8 @@ class LazyColumn {
   }
   // capacity: rows held without reallocating; unbounded before materializing.
   size_t capacity() const { return values_.empty() ? SIZE_MAX : values_.capacity(); }
+  // clear: no rows, nothing stored (capacity kept); shrink_to_fit: no spare
+  // capacity.
   void clear() {
     values_.clear();
     size_ = 0;
