@@ -236,12 +236,19 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
     a.span_end_ns = a.has_ops ? std::max(a.span_end_ns, e) : e;
     a.has_ops = true;
   };
+  // kernel_counted: kernel row i enters its device's figures; its duration
+  // is kernel_dur(i). One definition for the accumulation below and the
+  // duration statistics, which read the table again.
+  auto kernel_counted = [&k](size_t i) {
+    return IsValid(k.device_id[i]) && IsValid(k.start_ns[i]) && IsValid(k.end_ns[i]);
+  };
+  auto kernel_dur = [&k](size_t i) { return std::max(k.end_ns[i], k.start_ns[i]) - k.start_ns[i]; };
   std::vector<size_t> run_begin;  // where each table's entries begin
   run_begin.push_back(corr_device.size());
   for (size_t i = 0; i < k.size(); ++i) {
-    if (!IsValid(k.device_id[i]) || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i])) continue;
+    if (!kernel_counted(i)) continue;
     DeviceAcc& a = acc_for(k.device_id[i]);
-    int64_t s = k.start_ns[i], e = std::max(k.end_ns[i], s);
+    int64_t s = k.start_ns[i], e = s + kernel_dur(i);
     widen(a, s, e);
     for (size_t b = 0; b < kShortKernelThresholdsNs.size(); ++b) {
       if (e - s >= kShortKernelThresholdsNs[b]) continue;
@@ -452,13 +459,9 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
 
     // Kernels.
     KernelSummary& ks = d.kernels;
-    // The device's kernels, as the accumulation loop above read them.
     ks.duration = DurationStatsOf([&](auto&& visit) {
-      for (size_t i = 0; i < k.size(); ++i) {
-        if (k.device_id[i] != a.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i]))
-          continue;
-        visit(std::max(k.end_ns[i], k.start_ns[i]) - k.start_ns[i]);
-      }
+      for (size_t i = 0; i < k.size(); ++i)
+        if (k.device_id[i] == a.device_id && kernel_counted(i)) visit(kernel_dur(i));
     });
     for (size_t b = 0; b < kShortKernelThresholdsNs.size(); ++b) {
       ShortKernelBucket& bucket = ks.short_kernels[b];
