@@ -76,18 +76,25 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
 
-// OverlapTimelines: up to model::kLargeModelBytes of model (all traces
-// together), the diagnosis timelines are built on a third thread while
-// utilization runs; above it, after utilization, one at a time. The timeline
-// reads no section, so only memory decides. On the 100x bench trace (763 MB
-// of model) the overlap left the run's time as it was (8 alternating warm
-// runs each: 3.60-5.26 s against 3.65-5.06 s) and raised its peak from
-// 0.96-0.98 GiB to 1.04-1.10 GiB; the 10x one (76 MB) gains about 0.1 s of
-// 1 s on two cores (docs/performance.md).
+// kOverlapModelBytes: up to this much model (all traces together), the
+// diagnosis timelines are built on a third thread while utilization and the
+// host sections run; above it, after them, one at a time. The timeline reads
+// no section, so only memory decides: the overlap adds about a seventh to
+// the peak. On the 100x bench trace (763 MB of model) eight paired warm runs
+// (both orders alternating within a round) took the analysis after the
+// import from 962-1558 ms to 689-1539 ms, faster in 7 rounds of 8, and the
+// whole run from 3.64-5.84 s to 3.23-5.25 s, faster in all 8 (by 0.16-0.62
+// s), at a peak of 1,041,512-1,151,196 KiB against 1,010,252-1,036,304 KiB.
+// (Unpaired runs had hid the gain in this machine's noise:
+// docs/performance.md.) The 10x one (76 MB) gains about 0.1 s of 1 s. Past
+// 1 GiB of model the seventh is worth more than the time.
+inline constexpr size_t kOverlapModelBytes = size_t{1} << 30;
+
+// OverlapTimelines: whether the traces' timelines overlap the other sections.
 bool OverlapTimelines(std::span<const model::Trace> traces) {
   size_t bytes = 0;
   for (const model::Trace& t : traces) bytes += t.memory_bytes();
-  return bytes <= model::kLargeModelBytes;
+  return bytes <= kOverlapModelBytes;
 }
 
 }  // namespace
@@ -111,7 +118,7 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   if (OverlapTimelines({&trace, 1}))
     timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
   out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
-  // A large trace builds its timeline alone, for memory: after utilization
+  // Past kOverlapModelBytes the timeline is built alone, for memory: after utilization
   // and the host sections, in the heap they freed. (A host section still
   // running beside the timeline added its own arrays to the timeline's peak.
   // Giving the freed heap back first, malloc_trim, only made the timeline

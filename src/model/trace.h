@@ -278,13 +278,11 @@ struct TraceInfo {
   std::string cupti_version;
 };
 
-// kLargeModelBytes: models (memory_bytes) up to this size are handled for
-// speed, larger ones for peak memory: the Kineto importer copies a small
-// model's tables to exact size and releases a large one's spare pages; the
-// analysis builds a small input's timelines beside utilization and a large
-// one's after it. Measured (docs/performance.md): the 10x bench trace (76 MB
-// of model) is faster the first way; the 100x one (763 MB) peaks lower the
-// second way and was no faster the first.
+// kLargeModelBytes: the Kineto importer copies a model (memory_bytes) up to
+// this size to exact size, and gives a larger one's spare pages back instead
+// (the copy was a large import's peak). Measured (docs/performance.md): the
+// 10x bench trace (76 MB of model) is faster the first way, the 100x one
+// (763 MB) peaks lower the second.
 inline constexpr size_t kLargeModelBytes = size_t{256} << 20;
 
 // Trace: everything imported from one source (one rank).
