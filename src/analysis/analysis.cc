@@ -79,15 +79,15 @@ void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& op
 // kOverlapModelBytes: up to this much model (all traces together), the
 // diagnosis timelines are built on a third thread while utilization and the
 // host sections run; above it, after them, one at a time. The timeline reads
-// no section, so only memory decides: the overlap adds about a seventh to
+// no section, so only memory decides: the overlap adds up to about a ninth to
 // the peak. On the 100x bench trace (763 MB of model) eight paired warm runs
 // (both orders alternating within a round) took the analysis after the
 // import from 962-1558 ms to 689-1539 ms, faster in 7 rounds of 8, and the
 // whole run from 3.64-5.84 s to 3.23-5.25 s, faster in all 8 (by 0.16-0.62
 // s), at a peak of 1,041,512-1,151,196 KiB against 1,010,252-1,036,304 KiB.
-// (Unpaired runs had hid the gain in this machine's noise:
+// (Unpaired runs had hidden the gain in this machine's noise:
 // docs/performance.md.) The 10x one (76 MB) gains about 0.1 s of 1 s. Past
-// 1 GiB of model the seventh is worth more than the time.
+// 1 GiB of model the ninth is worth more than the time.
 inline constexpr size_t kOverlapModelBytes = size_t{1} << 30;
 
 // OverlapTimelines: whether the traces' timelines overlap the other sections.
