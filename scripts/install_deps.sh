@@ -11,6 +11,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
+  lld                 # faster links of the statically linked test binaries (cmake/linker.cmake)
   clang libclang-rt-14-dev
   libsimdjson-dev libcli11-dev libfmt-dev
   zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev libnghttp2-dev
