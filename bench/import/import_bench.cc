@@ -1,6 +1,8 @@
 // import_bench [--variants] [--cli-only] [--repeat N] [--threads 1,2,..] [--gpuwhy PATH]
 //              [--memory warm|cold|asis] FILE...
 // import_bench --same-model FILE...   (one thread lexing everything against two: bit-identical?)
+// import_bench --paired BIN_A BIN_B [--repeat N] [--memory ...] FILE...
+//                                      (two builds side by side: see Paired below)
 //                                                    (N defaults to 3; median shown)
 //
 // For each file, each measurement runs in its own forked child so peak RSS is
@@ -278,6 +280,98 @@ void Interleaved(const std::vector<std::string>& files, const std::vector<double
   }
 }
 
+// Paired: `gpuwhy analyze --json` of two builds on the same files, in
+// g_repeat rounds. A round runs both builds on each file back to back, the
+// builds' order alternating from round to round, each run starting in the same
+// memory state (PrepareMemory). Prints each build's median wall and peak RSS
+// per file; per file, the median within-round difference B - A and the rounds
+// in which B was faster; with several files, each build's median
+// within-round ratio to the first file. Why: on this project's VM the same
+// binary moves by more than a 10% change from minute to minute, so separate
+// bench runs hid a 0.16-0.62 s gain that runs side by side showed in every
+// round (docs/performance.md, tenth pass). Returns 0, or 1 when a run failed.
+int Paired(const std::vector<std::string>& files, const std::string (&bins)[2]) {
+  const size_t n = files.size();
+  std::vector<double> wall[2];
+  std::vector<long> rss[2];
+  for (int b = 0; b < 2; ++b) {
+    wall[b].assign(n * static_cast<size_t>(g_repeat), 0.0);
+    rss[b].assign(n * static_cast<size_t>(g_repeat), 0);
+  }
+  std::vector<long> file_peak(n, 0);
+  for (size_t i = 0; i < n; ++i)  // untimed: each file's peak, for PrepareMemory
+    for (int b = 0; b < 2; ++b) {
+      const Measure m = ExecOnce({bins[b], "analyze", "--json", files[i]});
+      if (!m.ok) {
+        std::printf("paired: %s analyze --json %s FAILED\n", bins[b].c_str(), files[i].c_str());
+        return 1;
+      }
+      file_peak[i] = std::max(file_peak[i], m.exec_rss_kb);
+    }
+  for (int rep = 0; rep < g_repeat; ++rep)
+    for (size_t i = 0; i < n; ++i)
+      for (int k = 0; k < 2; ++k) {
+        const int b = rep % 2 == 0 ? k : 1 - k;
+        PrepareMemory(file_peak[i]);
+        const Measure m = ExecOnce({bins[b], "analyze", "--json", files[i]});
+        if (!m.ok) {
+          std::printf("paired: %s analyze --json %s FAILED\n", bins[b].c_str(), files[i].c_str());
+          return 1;
+        }
+        const size_t at = static_cast<size_t>(rep) * n + i;
+        wall[b][at] = m.wall_s;
+        rss[b][at] = m.exec_rss_kb;
+      }
+  std::printf("paired: %d rounds, each running both builds on every file back to back (order "
+              "alternating by round), memory %s\n  A = %s\n  B = %s\n",
+              g_repeat,
+              g_memory == MemoryState::kWarm   ? "warm"
+              : g_memory == MemoryState::kCold ? "cold"
+                                               : "as is",
+              bins[0].c_str(), bins[1].c_str());
+  auto column = [&](int b, size_t i) {
+    std::vector<double> v;
+    for (int rep = 0; rep < g_repeat; ++rep) v.push_back(wall[b][static_cast<size_t>(rep) * n + i]);
+    return v;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    std::printf("  %s\n", files[i].c_str());
+    for (int b = 0; b < 2; ++b) {
+      const std::vector<double> v = column(b, i);
+      long lo = 0, hi = 0;
+      for (int rep = 0; rep < g_repeat; ++rep) {
+        const long r = rss[b][static_cast<size_t>(rep) * n + i];
+        lo = rep == 0 ? r : std::min(lo, r);
+        hi = std::max(hi, r);
+      }
+      std::printf("    %c: wall median %.3f s (%.3f-%.3f s), peak RSS %ld-%ld KiB\n", "AB"[b],
+                  Median(v), *std::min_element(v.begin(), v.end()),
+                  *std::max_element(v.begin(), v.end()), lo, hi);
+    }
+    const std::vector<double> a = column(0, i), bv = column(1, i);
+    std::vector<double> diff;
+    int b_faster = 0;
+    for (size_t r = 0; r < a.size(); ++r) {
+      diff.push_back(bv[r] - a[r]);
+      b_faster += bv[r] < a[r];
+    }
+    std::printf("    B - A within a round: median %+.3f s; B faster in %d of %d rounds\n",
+                Median(diff), b_faster, g_repeat);
+  }
+  for (size_t i = 1; i < n; ++i) {
+    std::printf("  %s / %s within a round, median:", files[i].c_str(), files[0].c_str());
+    for (int b = 0; b < 2; ++b) {
+      const std::vector<double> first = column(b, 0), v = column(b, i);
+      std::vector<double> ratio;
+      for (size_t r = 0; r < v.size(); ++r)
+        if (first[r] > 0) ratio.push_back(v[r] / first[r]);
+      std::printf(" %c x%.2f", "AB"[b], Median(ratio));
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
 Measure GzipBaseline(const std::string& path) { return ExecMeasure({"gzip", "-dc", path}, nullptr); }
 
 bool OnPath(const char* tool) {
@@ -533,8 +627,13 @@ int main(int argc, char** argv) {
     return r.ok() ? 0 : 2;
   }
   std::vector<std::string> files;
+  std::string paired[2];  // --paired BIN_A BIN_B: only the side-by-side comparison
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--variants") == 0) variants = true;
+    else if (std::strcmp(argv[i], "--paired") == 0 && i + 2 < argc) {
+      paired[0] = argv[++i];
+      paired[1] = argv[++i];
+    }
     else if (std::strcmp(argv[i], "--cli-only") == 0) cli_only = true;
     else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
@@ -568,6 +667,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: import_bench [--variants] FILE...\n");
     return 2;
   }
+  if (!paired[0].empty()) return Paired(files, paired);
   std::printf("ISA-L built in: %s\n", gpuwhy::IsalAvailable() ? "yes" : "no");
   struct Row {
     std::string file;
