@@ -23,15 +23,14 @@
 //              it, with its memory settings (base/memory_tuning.h) and with glibc's
 //              defaults (GPUWHY_MEMORY_TUNING=0), each against igzip -dc
 // Wall is the median of --repeat runs; cpu is the median user+sys CPU (a
-// fairer comparison when the machine is shared). With --variants it also times the Kineto parser with each gzip backend and
-// with/without the read-ahead thread. --cli-only keeps the baselines and the
-// CLI lines (for multi-GB copies). With --gpuwhy and several files it ends
-// with a linearity table: each file's events, CLI wall and peak RSS against
-// the first file's, from this run. Last, with --gpuwhy and igzip installed,
-// an interleaved table: every repeat runs igzip -dc and the CLI on each file
-// in turn, and the ratios to igzip and to the first file are taken within a
-// repeat, so that the machine's speed drifting between files cancels out
-// (the figures to quote for the targets).
+// fairer comparison when the machine is shared). With --variants it also times the Kineto parser
+// with each gzip backend and with/without the read-ahead thread. --cli-only keeps the baselines and
+// the CLI lines (for multi-GB copies). With --gpuwhy and several files it ends with a linearity
+// table: each file's events, CLI wall and peak RSS against the first file's, from this run. Last,
+// with --gpuwhy and igzip installed, an interleaved table: every repeat runs igzip -dc and the CLI
+// on each file in turn, and the ratios to igzip and to the first file are taken within a repeat, so
+// that the machine's speed drifting between files cancels out (the figures to quote for the
+// targets).
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -322,13 +321,14 @@ int Paired(const std::vector<std::string>& files, const std::string (&bins)[2]) 
         wall[b][at] = m.wall_s;
         rss[b][at] = m.exec_rss_kb;
       }
-  std::printf("paired: %d rounds, each running both builds on every file back to back (order "
-              "alternating by round), memory %s\n  A = %s\n  B = %s\n",
-              g_repeat,
-              g_memory == MemoryState::kWarm   ? "warm"
-              : g_memory == MemoryState::kCold ? "cold"
-                                               : "as is",
-              bins[0].c_str(), bins[1].c_str());
+  std::printf(
+      "paired: %d rounds, each running both builds on every file back to back (order "
+      "alternating by round), memory %s\n  A = %s\n  B = %s\n",
+      g_repeat,
+      g_memory == MemoryState::kWarm   ? "warm"
+      : g_memory == MemoryState::kCold ? "cold"
+                                       : "as is",
+      bins[0].c_str(), bins[1].c_str());
   auto column = [&](int b, size_t i) {
     std::vector<double> v;
     for (int rep = 0; rep < g_repeat; ++rep) v.push_back(wall[b][static_cast<size_t>(rep) * n + i]);
@@ -633,8 +633,8 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--paired") == 0 && i + 2 < argc) {
       paired[0] = argv[++i];
       paired[1] = argv[++i];
-    }
-    else if (std::strcmp(argv[i], "--cli-only") == 0) cli_only = true;
+    } else if (std::strcmp(argv[i], "--cli-only") == 0)
+      cli_only = true;
     else if (std::strcmp(argv[i], "--gpuwhy") == 0 && i + 1 < argc) gpuwhy_bin = argv[++i];
     else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) g_repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--memory") == 0 && i + 1 < argc) {
