@@ -44,7 +44,7 @@ fi
 
 stage "build (ASan+UBSan)"
 # No benchmarks, and no test sets of the labels this stage leaves out (-LE
-# below): they were about 90 s of compile and link CPU in this build.
+# below): they were about 70 s of compile and link CPU in this build.
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUWHY_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" $unity -DGPUWHY_BENCH=OFF \
   -DGPUWHY_SKIP_TEST_LABELS="slow;browser;package" >/dev/null
