@@ -38,9 +38,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -227,6 +228,19 @@ void PrepareMemory(long rss_kb) {
   }
 }
 
+// MemoryStateText: g_memory as the tables' headers state it.
+const char* MemoryStateText() {
+  switch (g_memory) {
+    case MemoryState::kWarm:
+      return "warm (peak-sized memory touched before each run)";
+    case MemoryState::kCold:
+      return "cold (3 s idle before each run)";
+    case MemoryState::kAsIs:
+      break;
+  }
+  return "as is";
+}
+
 // Interleaved: each repeat runs igzip -dc and then gpuwhy analyze --json on
 // every file in turn, and the ratios are taken within a repeat (their
 // medians printed). Why: the machine's speed drifts by 20-30% over minutes
@@ -247,9 +261,7 @@ void Interleaved(const std::vector<std::string>& files, const std::vector<double
       PrepareMemory(peak[i]);
       cli[i].push_back(ExecOnce({gpuwhy_bin, "analyze", "--json", files[i]}));
     }
-  const char* state = g_memory == MemoryState::kWarm   ? "warm (peak-sized memory touched before each run)"
-                      : g_memory == MemoryState::kCold ? "cold (3 s idle before each run)"
-                                                       : "as is";
+  const char* state = MemoryStateText();
   std::printf("interleaved: %d repeats, each running igzip -dc then gpuwhy analyze --json on every "
               "file in turn, memory %s; ratios within a repeat, medians shown:\n",
               g_repeat, state);
@@ -291,64 +303,53 @@ void Interleaved(const std::vector<std::string>& files, const std::vector<double
 // round (docs/performance.md, tenth pass). Returns 0, or 1 when a run failed.
 int Paired(const std::vector<std::string>& files, const std::string (&bins)[2]) {
   const size_t n = files.size();
-  std::vector<double> wall[2];
-  std::vector<long> rss[2];
-  for (int b = 0; b < 2; ++b) {
-    wall[b].assign(n * static_cast<size_t>(g_repeat), 0.0);
-    rss[b].assign(n * static_cast<size_t>(g_repeat), 0);
-  }
+  // run: build b on file i, or nullopt (reported) when it failed.
+  auto run = [&](int b, size_t i) -> std::optional<Measure> {
+    Measure m = ExecOnce({bins[b], "analyze", "--json", files[i]});
+    if (m.ok) return m;
+    std::printf("paired: %s analyze --json %s FAILED\n", bins[b].c_str(), files[i].c_str());
+    return std::nullopt;
+  };
   std::vector<long> file_peak(n, 0);
   for (size_t i = 0; i < n; ++i)  // untimed: each file's peak, for PrepareMemory
     for (int b = 0; b < 2; ++b) {
-      const Measure m = ExecOnce({bins[b], "analyze", "--json", files[i]});
-      if (!m.ok) {
-        std::printf("paired: %s analyze --json %s FAILED\n", bins[b].c_str(), files[i].c_str());
-        return 1;
-      }
-      file_peak[i] = std::max(file_peak[i], m.exec_rss_kb);
+      const std::optional<Measure> m = run(b, i);
+      if (!m) return 1;
+      file_peak[i] = std::max(file_peak[i], m->exec_rss_kb);
     }
+  // runs[b][i]: build b's runs on file i, one per round.
+  std::vector<std::vector<Measure>> runs[2] = {std::vector<std::vector<Measure>>(n),
+                                               std::vector<std::vector<Measure>>(n)};
   for (int rep = 0; rep < g_repeat; ++rep)
     for (size_t i = 0; i < n; ++i)
       for (int k = 0; k < 2; ++k) {
         const int b = rep % 2 == 0 ? k : 1 - k;
         PrepareMemory(file_peak[i]);
-        const Measure m = ExecOnce({bins[b], "analyze", "--json", files[i]});
-        if (!m.ok) {
-          std::printf("paired: %s analyze --json %s FAILED\n", bins[b].c_str(), files[i].c_str());
-          return 1;
-        }
-        const size_t at = static_cast<size_t>(rep) * n + i;
-        wall[b][at] = m.wall_s;
-        rss[b][at] = m.exec_rss_kb;
+        const std::optional<Measure> m = run(b, i);
+        if (!m) return 1;
+        runs[b][i].push_back(*m);
       }
   std::printf(
       "paired: %d rounds, each running both builds on every file back to back (order "
       "alternating by round), memory %s\n  A = %s\n  B = %s\n",
-      g_repeat,
-      g_memory == MemoryState::kWarm   ? "warm"
-      : g_memory == MemoryState::kCold ? "cold"
-                                       : "as is",
-      bins[0].c_str(), bins[1].c_str());
-  auto column = [&](int b, size_t i) {
+      g_repeat, MemoryStateText(), bins[0].c_str(), bins[1].c_str());
+  auto walls = [&](int b, size_t i) {
     std::vector<double> v;
-    for (int rep = 0; rep < g_repeat; ++rep) v.push_back(wall[b][static_cast<size_t>(rep) * n + i]);
+    for (const Measure& m : runs[b][i]) v.push_back(m.wall_s);
     return v;
   };
   for (size_t i = 0; i < n; ++i) {
     std::printf("  %s\n", files[i].c_str());
     for (int b = 0; b < 2; ++b) {
-      const std::vector<double> v = column(b, i);
-      long lo = 0, hi = 0;
-      for (int rep = 0; rep < g_repeat; ++rep) {
-        const long r = rss[b][static_cast<size_t>(rep) * n + i];
-        lo = rep == 0 ? r : std::min(lo, r);
-        hi = std::max(hi, r);
-      }
+      const std::vector<double> v = walls(b, i);
+      const auto [lo, hi] = std::minmax_element(
+          runs[b][i].begin(), runs[b][i].end(),
+          [](const Measure& x, const Measure& y) { return x.exec_rss_kb < y.exec_rss_kb; });
       std::printf("    %c: wall median %.3f s (%.3f-%.3f s), peak RSS %ld-%ld KiB\n", "AB"[b],
                   Median(v), *std::min_element(v.begin(), v.end()),
-                  *std::max_element(v.begin(), v.end()), lo, hi);
+                  *std::max_element(v.begin(), v.end()), lo -> exec_rss_kb, hi -> exec_rss_kb);
     }
-    const std::vector<double> a = column(0, i), bv = column(1, i);
+    const std::vector<double> a = walls(0, i), bv = walls(1, i);
     std::vector<double> diff;
     int b_faster = 0;
     for (size_t r = 0; r < a.size(); ++r) {
@@ -361,7 +362,7 @@ int Paired(const std::vector<std::string>& files, const std::string (&bins)[2]) 
   for (size_t i = 1; i < n; ++i) {
     std::printf("  %s / %s within a round, median:", files[i].c_str(), files[0].c_str());
     for (int b = 0; b < 2; ++b) {
-      const std::vector<double> first = column(b, 0), v = column(b, i);
+      const std::vector<double> first = walls(b, 0), v = walls(b, i);
       std::vector<double> ratio;
       for (size_t r = 0; r < v.size(); ++r)
         if (first[r] > 0) ratio.push_back(v[r] / first[r]);
