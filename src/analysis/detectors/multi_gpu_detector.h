@@ -11,18 +11,41 @@
 //   when per-rank compute time per step differs (time lost = max − mean
 //   compute, what perfect balance saves per step), and "imbalance.slow_host"
 //   when all ranks are idle at the same time (aligned clocks) for > 5% of the
-//   step. Ranks are aligned by AlignRanks().
+//   step, counting only each rank's idle gaps of at least kSlowHostMinGapNs.
+//   Ranks are aligned by AlignRanks().
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "analysis/detectors/detector.h"
 #include "analysis/detectors/rank_digest.h"
+#include "analysis/detectors/timeline.h"
 
 namespace gpuwhy::analysis::detectors {
 
 // DetectCommunication: see the file comment.
 std::vector<Finding> DetectCommunication(const DetectorInput& in);
+
+// kSlowHostMinGapNs: the shortest idle gap of a rank that the "all ranks idle
+// together" test counts. Shorter gaps are the timeline's kernel_wait or launch
+// cadence (kKernelWaitThresholdNs, HTA's consecutive-kernel delay): launch
+// overhead that launch_bound.fragmented reports per rank, and that ranks in
+// lock step share without any host stall. The same threshold, so that the two
+// findings split the idle time where the timeline does.
+inline constexpr int64_t kSlowHostMinGapNs = kKernelWaitThresholdNs;
+// kSlowHostGridNs: the test's time grid, 1 µs: Kineto JSON's resolution, and
+// finer than ranks' clocks agree (AlignRanks; NTP/PTP across hosts).
+inline constexpr int64_t kSlowHostGridNs = kNsPerUs;
+
+// SlowHostIdle: the part of a rank's idle (step windows − busy, on its own
+// clock; sorted, disjoint) that the "all ranks idle together" test counts:
+// each interval cut inward to whole kSlowHostGridNs of that clock (start
+// rounded up, end down), then kept when at least kSlowHostMinGapNs long.
+// Idempotent. DigestRank stores this (PrimaryDigest::idle); DetectCrossRank
+// applies it again to what it reads, so a summary written before the test
+// had its grid and threshold (2026-12-05) gives the same finding.
+IntervalList SlowHostIdle(IntervalList idle);
 
 // RankInput: one rank of a multi-rank set (same job): its digest (what the
 // cross-rank detectors read; never the trace), its rank number and its clock offset.

@@ -42,8 +42,9 @@ struct PrimaryDigest {
   int64_t compute_in_steps_ns = 0;  // |non-communication kernel busy ∩ windows|
   int64_t comm_in_steps_ns = 0;     // |communication kernel busy ∩ windows|
   int64_t busy_in_span_ns = 0;      // |busy ∩ [first window start, last window end)|
-  // idle: windows − busy (kernels + copies + memsets): the intervals the
-  // "all ranks idle at once" test intersects across ranks.
+  // idle: SlowHostIdle(windows − busy (kernels + copies + memsets)): the
+  // intervals the "all ranks idle at once" test intersects across ranks (cut
+  // to whole µs, gaps under 30 µs left out; idle_ns counts all idle).
   IntervalList idle;
 };
 
