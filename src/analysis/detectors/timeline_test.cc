@@ -23,6 +23,7 @@ constexpr int64_t kUs = kNsPerUs;
 struct Builder {
   model::Trace t;
   int64_t next_corr = 1;
+  int64_t tid = 1;  // thread of the ranges and calls added next (steps: thread 1)
   void Step(int32_t n, int64_t s, int64_t e) {
     model::RangeRow r;
     r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e; r.step = n;
@@ -33,14 +34,21 @@ struct Builder {
   void Range(const std::string& name, int64_t s, int64_t e,
              model::RangeKind kind = model::RangeKind::kCpuOp) {
     model::RangeRow r;
-    r.pid = 1; r.tid = 1; r.start_ns = s; r.end_ns = e;
+    r.pid = 1;
+    r.tid = tid;
+    r.start_ns = s;
+    r.end_ns = e;
     r.kind = kind;
     r.name = t.strings.Intern(name);
     t.ranges.Append(r);
   }
   int64_t Api(const std::string& name, int32_t cbid, int64_t s, int64_t e) {
     model::ApiRow a;
-    a.pid = 1; a.tid = 1; a.start_ns = s; a.end_ns = e; a.cbid = cbid;
+    a.pid = 1;
+    a.tid = tid;
+    a.start_ns = s;
+    a.end_ns = e;
+    a.cbid = cbid;
     a.name = t.strings.Intern(name);
     a.correlation_id = next_corr++;
     t.api_calls.Append(a);
@@ -304,6 +312,41 @@ TEST(Timeline, NoStepMarkersUseTheGpuOpSpan) {
   int64_t recurring = 0;
   for (int64_t v : tl.devices[0].recurring_idle_by_cause) recurring += v;
   EXPECT_EQ(recurring, 0);
+}
+
+// The same host work on 1 or on 24 launching threads (turns taken in
+// order): every GPU gap is the launching thread's 2 ms of "preprocess", so
+// the attribution and the finding do not depend on the thread count. 24
+// threads take the per-thread row index (host_activity.cc), one thread the
+// table scan.
+TEST(Timeline, HostBreakdownSameOnOneOrManyThreads) {
+  auto run = [](int threads) {
+    Builder b;
+    const int turns = 96;
+    b.Step(1, 0, turns * 2100 * kUs);
+    for (int k = 0; k < turns; ++k) {
+      b.tid = 1 + k % threads;
+      const int64_t t0 = k * 2100 * kUs;
+      b.Range("preprocess", t0, t0 + 2000 * kUs, model::RangeKind::kUserAnnotation);
+      b.Range("aten::mul", t0 + 2000 * kUs, t0 + 2050 * kUs);
+      b.Kernel(t0 + 2010 * kUs, t0 + 2040 * kUs, t0 + 2060 * kUs, "elementwise_kernel");
+    }
+    b.t.Finalize();
+    Timeline tl = BuildTimeline(b.t);
+    EXPECT_EQ(tl.devices.size(), 1u);
+    Diagnosis d = Diagnose({&b.t}, {});
+    std::string busy;
+    for (const Finding& f : d.findings)
+      if (f.id == "host.busy_elsewhere") busy = f.summary;
+    return std::make_pair(tl.devices.empty() ? DeviceTimeline{} : tl.devices[0], busy);
+  };
+  const auto [one, one_busy] = run(1);
+  const auto [many, many_busy] = run(24);
+  EXPECT_GT(one.idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)], 90 * 2000 * kUs);
+  for (size_t c = 0; c < kIdleCauseCount; ++c)
+    EXPECT_EQ(one.idle_by_cause[c], many.idle_by_cause[c]) << c;
+  EXPECT_NE(one_busy.find("preprocess 98%"), std::string::npos) << one_busy;
+  EXPECT_EQ(one_busy, many_busy);
 }
 
 TEST(Diagnosis, LoneKernelInALongCaptureIsNotBusy) {
