@@ -64,9 +64,9 @@ void AddTop(HostBreakdown& b, StringId name, HostItemRef item, int64_t ns) {
 // ThreadRows: the range and API rows of each swept thread, in table order
 // (built by BuildThreadRows), so that each pass over a thread's items reads
 // its own rows, not both whole tables. Without it every pass scans both
-// tables: cheapest for the usual one to three launching threads (no memory),
-// but the sweeps then cost threads × rows (2,000 threads on a 1 M-event
-// trace: 1.21 s against 0.28 s with the index).
+// tables: no memory, and enough for the usual one to three launching
+// threads, but the sweeps then cost threads × rows (2,000 threads on a 10 M-event
+// trace: 9.3–10.4 s against 2.3–2.4 s with the index; docs/performance.md).
 struct ThreadRows {
   std::vector<uint32_t> range_rows, api_rows;  // grouped by thread
   std::vector<size_t> range_begin, api_begin;  // thread g: [begin[g], begin[g + 1])
@@ -74,8 +74,10 @@ struct ThreadRows {
 
 // kMaxScanPasses: the most whole-table passes (one per thread, plus one per
 // query entry) made without ThreadRows. The index costs a pass to build and
-// 4 bytes per row of the swept threads (40 MB on the 100× bench copy, whose
-// two launching threads scan in 4 passes).
+// 4 bytes per row of the swept threads: 40 MB on the 100× bench copy, whose
+// two launching threads scan in 4 passes (listing them there raised the
+// digest's transient peak by about 70 MB and the timeline's time by 40–55
+// ms, in one analysis_bench run).
 constexpr size_t kMaxScanPasses = 16;
 
 // BuildThreadRows: ThreadRows for `keys` (sorted, unique); rows of other
