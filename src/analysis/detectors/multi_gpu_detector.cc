@@ -1,6 +1,8 @@
 #include "analysis/detectors/multi_gpu_detector.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -139,21 +141,42 @@ void AlignRanks(std::vector<RankInput>& ranks) {
   }
 }
 
+namespace {
+
+// GridFloor, GridCeil: t rounded down / up to kSlowHostGridNs into *out; false
+// when that is not an int64 (a summary read from disk may hold any value).
+bool GridFloor(int64_t t, int64_t* out) {
+  int64_t q = t / kSlowHostGridNs;
+  if (t % kSlowHostGridNs < 0) {
+    if (q == std::numeric_limits<int64_t>::min() / kSlowHostGridNs) return false;
+    --q;
+  }
+  *out = q * kSlowHostGridNs;
+  return true;
+}
+bool GridCeil(int64_t t, int64_t* out) {
+  int64_t q = t / kSlowHostGridNs;
+  if (t % kSlowHostGridNs > 0) {
+    if (q == std::numeric_limits<int64_t>::max() / kSlowHostGridNs) return false;
+    ++q;
+  }
+  *out = q * kSlowHostGridNs;
+  return true;
+}
+
+}  // namespace
+
 IntervalList SlowHostIdle(IntervalList idle) {
-  // Floor and ceiling to the grid without overflow, for negative times too.
-  auto floor_grid = [](int64_t t) {
-    int64_t q = t / kSlowHostGridNs;
-    if (q * kSlowHostGridNs > t) --q;
-    return q * kSlowHostGridNs;
-  };
   // In place: at 100× scale the list held 2.2 M gaps, and a second list
   // beside it would raise the peak.
   size_t kept = 0;
   for (const Interval& iv : idle) {
-    int64_t s = floor_grid(iv.start_ns);
-    if (s < iv.start_ns) s += kSlowHostGridNs;
-    const int64_t e = floor_grid(iv.end_ns);
-    if (e - s >= kSlowHostMinGapNs) idle[kept++] = {s, e};
+    int64_t s = 0, e = 0;
+    if (!GridCeil(iv.start_ns, &s) || !GridFloor(iv.end_ns, &e) || e <= s) continue;
+    // Unsigned: the length of any e > s, without overflow.
+    if (static_cast<uint64_t>(e) - static_cast<uint64_t>(s) >=
+        static_cast<uint64_t>(kSlowHostMinGapNs))
+      idle[kept++] = {s, e};
   }
   idle.resize(kept);
   idle.shrink_to_fit();

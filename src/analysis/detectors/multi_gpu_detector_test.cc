@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace gpuwhy::analysis::detectors {
@@ -65,6 +66,28 @@ TEST(SlowHostIdle, CutsToWholeMicrosecondsAndDropsShortGaps) {
     EXPECT_EQ(again[i].start_ns, got[i].start_ns);
     EXPECT_EQ(again[i].end_ns, got[i].end_ns);
   }
+}
+
+// A summary read from disk may hold any int64: the edges of the range round
+// without overflow, and an edge with no grid point beyond it drops its interval.
+TEST(SlowHostIdle, ExtremeTimesDoNotOverflow) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const IntervalList got = SlowHostIdle({
+      {kMin, kMin + 100'000},  // [-9223372036854775000, -9223372036854676000)
+      {kMin + 200'000, kMin + 200'500},
+      {kMax - 100'000, kMax},  // [9223372036854676000, 9223372036854775000)
+  });
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].start_ns, -9'223'372'036'854'775'000);
+  EXPECT_EQ(got[0].end_ns, -9'223'372'036'854'676'000);
+  EXPECT_EQ(got[1].start_ns, 9'223'372'036'854'676'000);
+  EXPECT_EQ(got[1].end_ns, 9'223'372'036'854'775'000);
+  // The whole range: kept (its length exceeds int64, not the threshold);
+  // starts past the last grid point or ends before the first: dropped.
+  EXPECT_EQ(SlowHostIdle({{kMin, kMax}}).size(), 1u);
+  EXPECT_TRUE(SlowHostIdle({{kMax - 500, kMax}}).empty());
+  EXPECT_TRUE(SlowHostIdle({{kMin, kMin + 500}}).empty());
 }
 
 // Ranks in lock step share their launch gaps (here 200 gaps of 20 µs, 40% of
