@@ -85,12 +85,13 @@ constexpr size_t kMaxScanPasses = 16;
 ThreadRows BuildThreadRows(const model::Trace& t, const std::vector<ThreadKey>& keys) {
   ThreadRows out;
   auto index = [&](const auto& table, std::vector<uint32_t>* rows, std::vector<size_t>* begin) {
-    // Rows of one thread often follow each other: the last hit is tried first.
-    ThreadKey last{0, kMissingI64};
+    // group_of: row i's index in `keys`, or keys.size(). Rows of one thread
+    // often follow each other, so the last key looked up is tried first.
+    std::optional<ThreadKey> last;
     size_t last_g = keys.size();
     auto group_of = [&](size_t i) {
       const ThreadKey k{table.pid[i], table.tid[i]};
-      if (k != last) {
+      if (!last || k != *last) {
         auto it = std::lower_bound(keys.begin(), keys.end(), k);
         last = k;
         last_g =
@@ -106,8 +107,6 @@ ThreadRows BuildThreadRows(const model::Trace& t, const std::vector<ThreadKey>& 
     for (size_t g = 0; g < keys.size(); ++g) (*begin)[g + 1] += (*begin)[g];
     rows->resize(begin->back());
     std::vector<size_t> at(begin->begin(), begin->end() - 1);
-    last = {0, kMissingI64};
-    last_g = keys.size();
     for (size_t i = 0; i < table.size(); ++i) {
       const size_t g = group_of(i);
       if (g < keys.size()) (*rows)[at[g]++] = static_cast<uint32_t>(i);
