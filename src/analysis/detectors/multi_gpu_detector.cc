@@ -135,9 +135,14 @@ void AlignRanks(std::vector<RankInput>& ranks) {
     bool same_clock = r.digest->clock == r0.clock && IsValid(lo) && IsValid(lo0) &&
                       lo < hi0 && lo0 < hi;
     if (same_clock) continue;
-    int64_t c = r.digest->first_comm_end_ns;
-    if (IsValid(c) && IsValid(c0)) r.clock_offset_ns = c0 - c;
-    else if (IsValid(lo) && IsValid(lo0)) r.clock_offset_ns = lo0 - lo;
+    // An offset past int64 (anchors read from a crafted summary) leaves the
+    // rank unshifted.
+    int64_t c = r.digest->first_comm_end_ns, off = 0;
+    if (IsValid(c) && IsValid(c0)) {
+      if (!__builtin_sub_overflow(c0, c, &off)) r.clock_offset_ns = off;
+    } else if (IsValid(lo) && IsValid(lo0)) {
+      if (!__builtin_sub_overflow(lo0, lo, &off)) r.clock_offset_ns = off;
+    }
   }
 }
 
@@ -162,6 +167,48 @@ bool GridCeil(int64_t t, int64_t* out) {
   }
   *out = q * kSlowHostGridNs;
   return true;
+}
+
+// ClampToI64: `v` rounded toward zero and clamped to the int64 range (NaN:
+// 0). A plain cast is undefined past the range, which per-step figures
+// averaged from a crafted summary can reach (double(INT64_MAX) is 2^63).
+int64_t ClampToI64(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9.223372036854775807e18) return std::numeric_limits<int64_t>::max();
+  if (v <= -9.223372036854775808e18) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// ShiftClamped: `idle` moved by `offset_ns`, each edge clamped to the int64
+// range; intervals that the clamp empties are dropped. Order is kept: the
+// shift and the clamp are both monotone.
+IntervalList ShiftClamped(IntervalList idle, int64_t offset_ns) {
+  auto shift = [offset_ns](int64_t t) {
+    int64_t out = 0;
+    if (!__builtin_add_overflow(t, offset_ns, &out)) return out;
+    return offset_ns > 0 ? std::numeric_limits<int64_t>::max()
+                         : std::numeric_limits<int64_t>::min();
+  };
+  size_t kept = 0;
+  for (const Interval& iv : idle) {
+    const Interval moved{shift(iv.start_ns), shift(iv.end_ns)};
+    if (moved.end_ns > moved.start_ns) idle[kept++] = moved;
+  }
+  idle.resize(kept);
+  return idle;
+}
+
+// ClampedTotalLength: TotalLength without overflow: each length and the sum
+// saturate at int64's maximum (intervals read from a summary may span more).
+int64_t ClampedTotalLength(const IntervalList& list) {
+  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t sum = 0;
+  for (const Interval& iv : list) {
+    if (iv.end_ns <= iv.start_ns) continue;
+    const uint64_t len = static_cast<uint64_t>(iv.end_ns) - static_cast<uint64_t>(iv.start_ns);
+    sum = len >= kMax - sum ? kMax : sum + len;
+  }
+  return static_cast<int64_t>(sum);
 }
 
 }  // namespace
@@ -199,9 +246,8 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
     if (d->steps.empty()) continue;
     double n = static_cast<double>(d->steps.size());
     pr.push_back({r.rank, d->steps_total_ns / static_cast<int64_t>(d->steps.size()),
-                  static_cast<int64_t>(static_cast<double>(d->compute_in_steps_ns) / n),
-                  static_cast<int64_t>(static_cast<double>(d->comm_in_steps_ns) / n), d,
-                  r.clock_offset_ns});
+                  ClampToI64(static_cast<double>(d->compute_in_steps_ns) / n),
+                  ClampToI64(static_cast<double>(d->comm_in_steps_ns) / n), d, r.clock_offset_ns});
   }
   if (pr.size() < 2) return out;
   double mean_compute = 0, mean_step = 0;
@@ -226,12 +272,12 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
     f.title = "Load imbalance across ranks";
     f.step_count = static_cast<int32_t>(slowest->d->steps.size());
     f.per_step_basis = slowest->d->steps_from_markers;
-    f.lost_per_step_ns = static_cast<int64_t>(excess);
+    f.lost_per_step_ns = ClampToI64(excess);
     f.lost_step_ratio = excess / mean_step;
     f.severity = SeverityFromLoss(f.lost_step_ratio);
     f.summary = "Rank " + std::to_string(slowest->rank) + " computes " +
                 FormatMs(slowest->compute_ns) + " per step against a mean of " +
-                FormatMs(static_cast<int64_t>(mean_compute)) + " (fastest rank " +
+                FormatMs(ClampToI64(mean_compute)) + " (fastest rank " +
                 std::to_string(fastest->rank) + ": " + FormatMs(fastest->compute_ns) +
                 "); the others wait for it in their collectives.";
     AddMetric(f, "ranks", static_cast<double>(pr.size()), "count", "ranks");
@@ -269,15 +315,11 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
   for (const PerRank& p : pr) {
     // The digest's idle is on the rank's clock; shifting commutes with the
     // intersection.
-    IntervalList idle = SlowHostIdle(p.d->idle);
-    for (Interval& iv : idle) {
-      iv.start_ns += p.offset;
-      iv.end_ns += p.offset;
-    }
+    IntervalList idle = ShiftClamped(SlowHostIdle(p.d->idle), p.offset);
     all_idle = first ? idle : Intersect(all_idle, idle);
     first = false;
   }
-  int64_t common = TotalLength(all_idle);
+  int64_t common = ClampedTotalLength(all_idle);
   int64_t steps_total = pr[0].d->steps_total_ns;
   if (steps_total > 0 && static_cast<double>(common) / static_cast<double>(steps_total) > 0.05) {
     Finding f;

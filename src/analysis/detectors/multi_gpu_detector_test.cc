@@ -128,5 +128,60 @@ TEST(CrossRankSlowHost, OldDigestsGiveTheSameFinding) {
   EXPECT_DOUBLE_EQ(SlowHostRatio(raw), want);
 }
 
+// Anchors whose difference is past int64 (a crafted summary) leave the rank
+// unshifted; ordinary ones give the difference.
+TEST(AlignRanks, OffsetPastInt64LeavesTheRankUnshifted) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<RankDigest> d(3);
+  for (RankDigest& r : d) {
+    r.extent_start_ns = 0;
+    r.extent_end_ns = kStepNs;
+  }
+  d[0].clock = "a";
+  d[1].clock = "b";
+  d[2].clock = "c";
+  d[0].first_comm_end_ns = kMax - 5;
+  d[1].first_comm_end_ns = kMax - 12;
+  d[2].first_comm_end_ns = kMin + 3;
+  std::vector<RankInput> ranks = {{&d[0], 0, 0}, {&d[1], 1, 0}, {&d[2], 2, 0}};
+  AlignRanks(ranks);
+  EXPECT_EQ(ranks[0].clock_offset_ns, 0);
+  EXPECT_EQ(ranks[1].clock_offset_ns, 7);
+  EXPECT_EQ(ranks[2].clock_offset_ns, 0);
+}
+
+// Extreme values in digests (as a summary read from disk may hold) give
+// clamped figures, not overflow: the sanitizer build fails on the latter.
+TEST(CrossRankSlowHost, ExtremeOffsetsAndFiguresStayInRange) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const IntervalList stall = {{2 * kNsPerMs, 8 * kNsPerMs}};
+  std::vector<RankDigest> digests = {Digest(0, stall), Digest(0, stall)};
+  // A shift that pushes the whole rank past the end of the range: its idle
+  // clamps to nothing, so nothing is common.
+  std::vector<RankInput> ranks = {{&digests[0], 0, 0}, {&digests[1], 1, kMax - kNsPerMs}};
+  for (const Finding& f : DetectCrossRank(ranks)) EXPECT_NE(f.id, "imbalance.slow_host");
+  // A shift that clamps the end only keeps the part still in range.
+  ranks[1].clock_offset_ns = kMax - 5 * kNsPerMs;
+  ranks[0].clock_offset_ns = kMax - 5 * kNsPerMs;
+  double common = -1;
+  for (const Finding& f : DetectCrossRank(ranks))
+    if (f.id == "imbalance.slow_host") common = f.lost_step_ratio;
+  // [2 ms, 8 ms) moves to [kMax - 3 ms, kMax + 3 ms): 3 ms of the 10 ms step stay.
+  EXPECT_DOUBLE_EQ(common, 0.3);
+  // Compute per step at the top of the range: the straggler's loss is
+  // clamped, and positive.
+  digests[1].primary->compute_in_steps_ns = kMax;
+  ranks = {{&digests[0], 0, 0}, {&digests[1], 1, 0}};
+  bool straggler = false;
+  for (const Finding& f : DetectCrossRank(ranks)) {
+    if (f.id != "imbalance.stragglers") continue;
+    straggler = true;
+    EXPECT_EQ(f.rank, 1);
+    EXPECT_GT(f.lost_per_step_ns, 0);
+  }
+  EXPECT_TRUE(straggler);
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis::detectors
