@@ -38,12 +38,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis.h"
@@ -281,11 +283,22 @@ void Interleaved(const std::vector<std::string>& files, const std::vector<double
       continue;
     }
     const Measure c = MedianOf(cli[i]), g = MedianOf(igz[i]);
-    std::printf("  %-40s gpuwhy %.3f s, igzip -dc %.3f s: x%.2f igzip (target <= 3 at 10x)",
-                files[i].c_str(), c.wall_s, g.wall_s, Median(to_igzip));
-    if (i > 0)
-      std::printf(", events x%.2f wall x%.2f of the first (target <= 11 at 100x)",
-                  events[i] / events[0], Median(to_first));
+    // The within-repeat range beside each median: how far one repeat strays
+    // on this machine, which a single table's median hides.
+    auto range = [](const std::vector<double>& v) {
+      if (v.empty()) return std::make_pair(std::nan(""), std::nan(""));
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      return std::make_pair(*lo, *hi);
+    };
+    const auto [ig_lo, ig_hi] = range(to_igzip);
+    std::printf(
+        "  %-40s gpuwhy %.3f s, igzip -dc %.3f s: x%.2f igzip (x%.2f-x%.2f; target <= 3 at 10x)",
+        files[i].c_str(), c.wall_s, g.wall_s, Median(to_igzip), ig_lo, ig_hi);
+    if (i > 0) {
+      const auto [f_lo, f_hi] = range(to_first);
+      std::printf(", events x%.2f wall x%.2f of the first (x%.2f-x%.2f; target <= 11 at 100x)",
+                  events[i] / events[0], Median(to_first), f_lo, f_hi);
+    }
     std::printf(", peak RSS %.1f MB (%ld KiB)\n", static_cast<double>(c.exec_rss_kb) / 1024.0,
                 c.exec_rss_kb);
   }
