@@ -4,14 +4,20 @@
 // mutations reach the body's field decoding rather than stopping at the CRC.
 // Invariants: an error says what and where; a summary that decodes encodes
 // again and decodes to the same bytes (round trip), and its merge (the
-// cross-rank diagnosis of two copies) runs.
+// cross-rank diagnosis of two copies, the second on another clock) renders
+// as `gpuwhy analyze *.gwsum` prints it: the terminal report and the JSON
+// document. A summary that decodes may hold any value where a time or a
+// ratio should be, and the renderers must format it, not crash on it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "report/gwsum/gwsum_format.h"
+#include "report/json/json_renderer.h"
+#include "report/terminal/terminal_renderer.h"
 
 namespace {
 
@@ -29,8 +35,16 @@ void Check(std::string_view bytes) {
   if (!r2.ok()) std::abort();
   gpuwhy::Result<std::string> third = gpuwhy::report::EncodeRankSummary(*r2);
   if (!third.ok() || *third != *again) std::abort();
+  // The copy's digest on another clock: the merge aligns the two by their
+  // anchors (AlignRanks), with whatever values they hold.
+  r2->digest.clock += "'";
   std::vector<gpuwhy::analysis::RankSummary> two = {*r, *r2};
-  (void)gpuwhy::analysis::MergeRankSummaries(std::move(two), {});
+  const gpuwhy::analysis::Analysis merged =
+      gpuwhy::analysis::MergeRankSummaries(std::move(two), {});
+  std::ostringstream sink;
+  gpuwhy::report::RenderTerminal(merged, sink, {});
+  gpuwhy::report::RenderTerminal(merged, sink, {.width = 60, .ascii = true});
+  gpuwhy::report::RenderJson(merged, sink, {});
 }
 
 }  // namespace
