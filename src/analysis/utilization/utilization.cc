@@ -494,10 +494,16 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         const int64_t fine = FinePeriod(o, out.steps, window);
         du.series.push_back(
             MakeSeries("fine", kTraceTimeline, busy, du.window_start_ns, du.window_end_ns, fine));
-        du.series.push_back(MakeSeries("nvml_1/6s", kTraceTimeline, busy, du.window_start_ns,
-                                       du.window_end_ns, o.nvml_fast_period_ns));
-        du.series.push_back(MakeSeries("nvml_1s", kTraceTimeline, busy, du.window_start_ns,
-                                       du.window_end_ns, o.nvml_slow_period_ns));
+        if (o.nvml_fast_period_ns > 0 &&
+            static_cast<uint64_t>(window / o.nvml_fast_period_ns) < o.max_nvml_samples) {
+          du.series.push_back(MakeSeries("nvml_1/6s", kTraceTimeline, busy, du.window_start_ns,
+                                         du.window_end_ns, o.nvml_fast_period_ns));
+        }
+        if (o.nvml_slow_period_ns > 0 &&
+            static_cast<uint64_t>(window / o.nvml_slow_period_ns) < o.max_nvml_samples) {
+          du.series.push_back(MakeSeries("nvml_1s", kTraceTimeline, busy, du.window_start_ns,
+                                         du.window_end_ns, o.nvml_slow_period_ns));
+        }
         if (!out.steps.steps.empty()) {
           UtilSeries st;
           st.label = "step";

@@ -38,6 +38,11 @@ struct UtilizationOptions {
   int64_t nvml_slow_period_ns = kNsPerS;      // NVML's longest period (1 s)
   int64_t fine_period_ns = kMissingI64;       // missing: adaptive (step/16, 1..10 ms)
   size_t max_bins = 200'000;                  // the fine period grows to stay under this
+  // The NVML-period series are left out past this many samples (32 MiB each):
+  // 8 days of GPU window at 1/6 s. Why: their period is NVML's, so it cannot
+  // grow, and one kernel with a bogus timestamp in an epoch-clock trace makes
+  // a window of decades (a year of it took 3.2 GB before this bound).
+  size_t max_nvml_samples = size_t{1} << 22;
 };
 
 // UtilSeries: one sampled surface-utilization series.

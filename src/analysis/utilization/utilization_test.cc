@@ -283,5 +283,37 @@ TEST(Utilization, ShortCaptureGetsFinerBins) {
   EXPECT_EQ(r.devices[0].verdict.curve_class, CurveClass::kHealthy);
 }
 
+// One kernel with a bogus timestamp decades before the others (an epoch-clock
+// trace and a kernel at 0): the series stay bounded. The fine period grows;
+// the NVML-period series, whose period cannot, are left out past
+// max_nvml_samples (their verdict then stays empty), and kept below it.
+TEST(Utilization, DecadesOfWindowKeepTheSeriesBounded) {
+  constexpr int64_t kEpochNs = int64_t{1'733'000'000} * kNsPerS;  // December 2024
+  TimelineBuilder b;
+  b.Kernels(0, 1, 5 * kNsPerUs, 0, 2.0f);
+  b.Kernels(kEpochNs, 100, kNsPerMs, kNsPerMs, 2.0f);
+  model::Trace t = b.Done();
+  const UtilizationOptions o;
+  UtilizationResult r = AnalyzeUtilization(t, o);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceUtilization& d = r.devices[0];
+  EXPECT_EQ(FindSeries(d, "nvml_1/6s"), nullptr);
+  EXPECT_EQ(FindSeries(d, "nvml_1s"), nullptr);
+  EXPECT_EQ(d.nvml_verdict.curve_class, CurveClass::kInsufficientData);
+  for (const UtilSeries& s : d.series) EXPECT_LE(s.util_ratio.size(), o.max_bins) << s.label;
+  // Below the bound both are built: 2^22 samples at 1 s is 48.5 days, at
+  // 1/6 s 8.1 days; a 30-day window keeps only the 1 s series.
+  TimelineBuilder b2;
+  b2.Kernels(0, 1, 5 * kNsPerUs, 0, 2.0f);
+  b2.Kernels(30 * 24 * 3600 * kNsPerS, 10, kNsPerMs, kNsPerMs, 2.0f);
+  model::Trace t2 = b2.Done();
+  r = AnalyzeUtilization(t2, o);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(FindSeries(r.devices[0], "nvml_1/6s"), nullptr);
+  const UtilSeries* slow = FindSeries(r.devices[0], "nvml_1s");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->util_ratio.size(), size_t{30 * 24 * 3600 + 1});
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis
