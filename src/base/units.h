@@ -25,6 +25,18 @@ inline constexpr bool IsValid(int32_t v) { return v != kMissingI32; }
 inline bool IsValid(float v) { return !std::isnan(v); }
 inline bool IsValid(double v) { return !std::isnan(v); }
 
+// kMaxAbsTimeNs: the largest |time| a model holds, 2^62 ns (146 years either
+// side of the clock's zero: 1824-2116 on the Unix epoch). Importers drop, or
+// mark missing, any time beyond it (ImportStat::time_out_of_range). Why: the
+// difference of any two model times then fits in int64; a corrupt file's
+// times past it made spans, gaps and extents wrap.
+inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
+
+// PlausibleTimeNs: t is within ±kMaxAbsTimeNs (a missing time is not).
+inline constexpr bool PlausibleTimeNs(int64_t t) {
+  return t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs;
+}
+
 // NsToUs/NsToMs/NsToS: for presentation only; analysis stays in ns.
 inline constexpr double NsToUs(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 inline constexpr double NsToMs(int64_t ns) { return static_cast<double>(ns) / 1e6; }

@@ -43,7 +43,8 @@ namespace gpuwhy::model {
   X(coarse_sample_period, kInfo, "counter series sampled every >= 1 s (jumps and wobble cannot be told apart)") \
   X(malformed_table_row, kDataLoss, "nvidia-smi table / -q rows (GPU, process, MIG) that could not be parsed (skipped)") \
   X(untimed_snapshot, kDataLoss, "nvidia-smi snapshots without a timestamp in a timed log (dropped)") \
-  X(trace_records_dropped, kDataLoss, "CUPTI records dropped while tracing: the trace buffers were full (gpuwhy record --trace)")
+  X(trace_records_dropped, kDataLoss, "CUPTI records dropped while tracing: the trace buffers were full (gpuwhy record --trace)") \
+  X(time_out_of_range, kDataLoss, "events or samples with a time more than 2^62 ns (146 years) from the clock's zero (dropped, or that time marked missing)")
 
 enum class StatSeverity : uint8_t { kInfo, kRepaired, kDataLoss };
 

@@ -2560,6 +2560,10 @@ void KinetoParser::Commit(RawEvent& ev) {
         trace_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
         return;
       }
+      if (!PlausibleTimeNs(ev.ts_ns)) {
+        trace_.stats.Bump(ImportStat::time_out_of_range);
+        return;
+      }
       model::MarkerRow m;
       m.pid = ToI32(ev.pid);
       m.tid = ev.tid;
@@ -2639,6 +2643,10 @@ void KinetoParser::CommitComplete(RawEvent& ev) {
   int64_t end_check = 0;
   if (__builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_check)) {
     trace_.stats.Bump(ImportStat::bad_field_type);  // absurd ts+dur past int64 ns
+    return;
+  }
+  if (!PlausibleTimeNs(ev.ts_ns) || !PlausibleTimeNs(end_check)) {
+    trace_.stats.Bump(ImportStat::time_out_of_range);
     return;
   }
   const Args& a = ev.args;
@@ -2858,6 +2866,10 @@ void KinetoParser::CommitCounter(const RawEvent& ev) {
     trace_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
     return;
   }
+  if (!PlausibleTimeNs(ev.ts_ns)) {
+    trace_.stats.Bump(ImportStat::time_out_of_range);
+    return;
+  }
   if (!ev.has_args) return;
   trace_.stats.Bump(ImportStat::counter_event);
   min_ts_ns_ = std::min(min_ts_ns_, ev.ts_ns);
@@ -2981,10 +2993,15 @@ void KinetoParser::Finish() {
                (min_ts_ns_ == std::numeric_limits<int64_t>::max() || min_ts_ns_ < kEpochFloorNs);
   if (shift) {
     const int64_t b = base_time_ns_;
-    auto add = [b](std::vector<int64_t>& col) {
+    uint64_t out_of_range = 0;
+    auto add = [b, &out_of_range](std::vector<int64_t>& col) {
       for (int64_t& v : col)
-        // Saturate instead of overflowing on absurd (fuzzed) values.
-        if (IsValid(v) && __builtin_add_overflow(v, b, &v)) v = kMissingI64;
+        // A time the base moves past int64 or kMaxAbsTimeNs (absurd, fuzzed
+        // values) becomes missing, not wrapped.
+        if (IsValid(v) && (__builtin_add_overflow(v, b, &v) || !PlausibleTimeNs(v))) {
+          v = kMissingI64;
+          ++out_of_range;
+        }
     };
     add(trace_.kernels.start_ns), add(trace_.kernels.end_ns);
     add(trace_.memcpys.start_ns), add(trace_.memcpys.end_ns);
@@ -2995,7 +3012,9 @@ void KinetoParser::Finish() {
     add(trace_.markers.ts_ns);
     for (model::CounterSeries& s : trace_.counters) add(s.ts_ns);
     for (int64_t* v : {&trace_.info.capture_start_ns, &trace_.info.capture_end_ns})
-      if (IsValid(*v) && __builtin_add_overflow(*v, b, v)) *v = kMissingI64;
+      if (IsValid(*v) && (__builtin_add_overflow(*v, b, v) || !PlausibleTimeNs(*v)))
+        *v = kMissingI64;
+    if (out_of_range > 0) trace_.stats.Bump(ImportStat::time_out_of_range, out_of_range);
   }
   trace_.Finalize();
   // Vendor for devices known only from events (or unnamed): HIP calls mean AMD.

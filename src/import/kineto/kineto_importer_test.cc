@@ -344,10 +344,50 @@ TEST(KinetoImporter, SixteenDigitAndHugeTimestamps) {
     {"ph": "X", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 1669783687389324.5, "dur": 1}]})J";
   Result<model::Trace> r = Parse(doc);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->ranges.size(), 2u);  // b and c overflow int64 ns: dropped and counted
+  // b and c overflow int64 ns; a fits int64 but lies past kMaxAbsTimeNs (2^62
+  // ns, year 2116): all three dropped and counted.
+  ASSERT_EQ(r->ranges.size(), 1u);
   EXPECT_EQ(r->ranges.start_ns[0], 1669783687389324500);
-  EXPECT_EQ(r->ranges.start_ns[1], 9223372036854774000);
   EXPECT_EQ(r->stats.Get(ImportStat::bad_field_type), 2u);
+  EXPECT_EQ(r->stats.Get(ImportStat::time_out_of_range), 1u);
+}
+
+// Times within ±2^62 ns are kept to the last µs; past it an event is dropped,
+// whether its start or its end crosses, and an instant or counter too. A base
+// time that moves relative times past it makes them missing, counted.
+TEST(KinetoImporter, TimesPastTwoToTheSixtyTwoNsAreDroppedAndCounted) {
+  const std::string doc = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "last", "pid": 1, "tid": 1, "ts": 4611686018427386, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "ends_past", "pid": 1, "tid": 1, "ts": 4611686018427387, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "first", "pid": 1, "tid": 1, "ts": -4611686018427387, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "before", "pid": 1, "tid": 1, "ts": -4611686018427388, "dur": 1},
+    {"ph": "i", "cat": "cpu_instant_event", "name": "mark", "pid": 1, "tid": 1, "ts": 4611686018427388},
+    {"ph": "C", "name": "mem", "pid": 1, "ts": 4611686018427388, "args": {"v": 1}}]})J";
+  Result<model::Trace> r = Parse(doc);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranges.size(), 2u);
+  EXPECT_EQ(r->ranges.start_ns[0], -4611686018427387000);
+  EXPECT_EQ(r->ranges.end_ns[1], 4611686018427387000);
+  EXPECT_EQ(r->markers.size(), 0u);
+  EXPECT_TRUE(r->counters.empty());
+  EXPECT_EQ(r->stats.Get(ImportStat::time_out_of_range), 4u);
+
+  const std::string shifted = R"J({"baseTimeNanoseconds": 4611686018427387000, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 10, "dur": 1}]})J";
+  r = Parse(shifted);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranges.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    if (r->Str(r->ranges.name[i]) == "a") {
+      EXPECT_EQ(r->ranges.start_ns[i], 4611686018427387000);
+      EXPECT_FALSE(IsValid(r->ranges.end_ns[i]));  // 1 µs past the bound
+    } else {
+      EXPECT_FALSE(IsValid(r->ranges.start_ns[i]));
+      EXPECT_FALSE(IsValid(r->ranges.end_ns[i]));
+    }
+  }
+  EXPECT_EQ(r->stats.Get(ImportStat::time_out_of_range), 3u);
 }
 
 TEST(KinetoImporter, TimestampsOfEveryLengthMatchTheExactConversion) {
@@ -363,6 +403,13 @@ TEST(KinetoImporter, TimestampsOfEveryLengthMatchTheExactConversion) {
     if (digits[0] == '0') digits[0] = '9';
     for (const std::string& t : {digits, digits + ".5", digits + ".125", digits + ".1239", digits + "e0"})
       texts.push_back(t);
+    // 16 digits from 4.7e15 are past 2^62 ns and dropped: epoch µs (1.7e15)
+    // are 16 digits, so that length is also read with a leading 1.
+    if (len == 16) {
+      std::string low = digits;
+      low[0] = '1';
+      for (const std::string& t : {low, low + ".5", low + ".1239"}) texts.push_back(t);
+    }
   }
   for (size_t i = 0; i < texts.size(); ++i) {
     doc += (i ? "," : "");
@@ -376,11 +423,13 @@ TEST(KinetoImporter, TimestampsOfEveryLengthMatchTheExactConversion) {
     std::vector<int64_t> want;
     for (const std::string& t : texts) {
       int64_t ns = 0;
-      if (MicrosTextToNs(t, &ns)) want.push_back(ns);
+      if (MicrosTextToNs(t, &ns) && PlausibleTimeNs(ns)) want.push_back(ns);
     }
     std::vector<int64_t> got = r->markers.ts_ns;
     std::sort(want.begin(), want.end());
-    EXPECT_EQ(got, want);  // markers are sorted by time; overflowing texts are dropped
+    // Markers are sorted by time; texts that overflow, or lie past 2^62 ns,
+    // are dropped.
+    EXPECT_EQ(got, want);
   }
 }
 

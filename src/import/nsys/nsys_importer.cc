@@ -432,6 +432,10 @@ inline bool ReadSpan(const Args& a, model::ImportStats& stats, bool count_revers
     stats.Bump(ImportStat::missing_ts);
     return false;
   }
+  if (!PlausibleTimeNs(*start) || !PlausibleTimeNs(*end)) {
+    stats.Bump(ImportStat::time_out_of_range);
+    return false;
+  }
   if (*end < *start) {
     if (count_reversed) stats.Bump(ImportStat::negative_dur);
     *end = *start;
@@ -833,6 +837,10 @@ Status Reader::Nvtx() {
       t_.stats.Bump(ImportStat::missing_ts);
       continue;
     }
+    if (!PlausibleTimeNs(start) || (IsValid(end) && !PlausibleTimeNs(end))) {
+      t_.stats.Bump(ImportStat::time_out_of_range);
+      continue;
+    }
     if (type == kMark) {
       model::MarkerRow m;
       m.pid = PidOf(gtid);
@@ -946,6 +954,10 @@ int32_t Reader::MetricDevice(int64_t type_id) const {
 }
 
 void Reader::AddMetricSample(int64_t type_id, std::string_view name, int64_t ts, double raw) {
+  if (!PlausibleTimeNs(ts)) {
+    t_.stats.Bump(ImportStat::time_out_of_range);
+    return;
+  }
   auto key = std::make_pair(type_id, std::string(name));
   auto it = metric_series_.find(key);
   if (it == metric_series_.end()) {

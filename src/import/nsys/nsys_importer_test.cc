@@ -316,6 +316,31 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, demangledName) VAL
   EXPECT_EQ(t.stats.Get(ImportStat::invalid_utf8), 1u);
 }
 
+// Kernel and NVTX times past kMaxAbsTimeNs (2^62 ns) in a damaged export are
+// dropped and counted, start or end; 2^62 itself is kept.
+TEST_F(NsysImporterTest, TimesPastTwoToTheSixtyTwoNsAreDroppedAndCounted) {
+  std::string sql = std::string(kBaseSchema) + R"SQL(
+INSERT INTO StringIds VALUES (1, 'k');
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, demangledName) VALUES
+  (1, 2, 0, 1), (4611686018427387900, 4611686018427387904, 0, 1),
+  (4611686018427387900, 4611686018427387905, 0, 1), (-4611686018427387905, 5, 0, 1);
+CREATE TABLE NVTX_EVENTS (start INT, end INT, eventType INT, rangeId INT, category INT,
+  color INT, text TEXT, globalTid INT, endGlobalTid INT, textId INT, domainId INT);
+INSERT INTO NVTX_EVENTS VALUES (100, 9000000000000000000, 59, NULL, NULL, NULL, 'r', 16777216 * 5 + 6, NULL, NULL, 0),
+  (9000000000000000000, NULL, 34, NULL, NULL, NULL, 'mark', 16777216 * 5 + 6, NULL, NULL, 0);
+)SQL";
+  model::Trace t;
+  {
+    Status st = ReadNsysSqlite(Write("range.sqlite", sql), t);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.kernels.end_ns[1], int64_t{1} << 62);
+  EXPECT_EQ(t.ranges.size(), 0u);
+  EXPECT_EQ(t.markers.size(), 0u);
+  EXPECT_EQ(t.stats.Get(ImportStat::time_out_of_range), 4u);
+}
+
 TEST_F(NsysImporterTest, ForeignSqliteIsOneClearError) {
   std::string path = Write("other.sqlite", "CREATE TABLE users (id INT, name TEXT);");
   Result<model::Trace> r = ImportFile(path);

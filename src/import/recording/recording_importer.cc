@@ -31,7 +31,8 @@ std::string Basename(const std::string& path) {
 
 int64_t Id(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI64 : static_cast<int64_t>(v); }
 int32_t Dev(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI32 : static_cast<int32_t>(v); }
-int64_t Ts(int64_t v) { return v > 0 ? v : kMissingI64; }
+// Ts: a trace record's time; 0 (never set) and times past kMaxAbsTimeNs are missing.
+int64_t Ts(int64_t v) { return v > 0 && PlausibleTimeNs(v) ? v : kMissingI64; }
 
 // NvtxStep: N of an NVTX range named like a numbered step ("ProfilerStep#12",
 // "step 3", "train_step_7": "step", then non-digits, then a number at the end),
@@ -349,6 +350,8 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
   if (rec.torn_tail) trace.stats.Bump(model::ImportStat::truncated_tail);
   if (rec.unknown_frames) trace.stats.Bump(model::ImportStat::unknown_field, rec.unknown_frames);
   if (rec.bad_samples) trace.stats.Bump(model::ImportStat::malformed_event, rec.bad_samples);
+  if (rec.samples_out_of_range)
+    trace.stats.Bump(model::ImportStat::time_out_of_range, rec.samples_out_of_range);
   trace.Finalize();
 }
 
@@ -421,6 +424,7 @@ std::vector<Recording> SplitRecordingByRank(const Recording& rec) {
     part.frames = rec.frames;
     part.unknown_frames = rec.unknown_frames;
     part.bad_samples = rec.bad_samples;
+    part.samples_out_of_range = rec.samples_out_of_range;
     part.torn_tail = rec.torn_tail;
     part.torn_offset = rec.torn_offset;
     parts.push_back(std::move(part));

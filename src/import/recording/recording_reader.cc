@@ -254,6 +254,10 @@ Result<Recording> ReadRecording(InputStream& in) {
             ++rec.bad_samples;
             continue;
           }
+          if (!PlausibleTimeNs(ts)) {
+            ++rec.samples_out_of_range;
+            continue;
+          }
           RecSeries& s = rec.series[id];
           s.ts_ns.push_back(ts);
           s.value.push_back(status == 0 ? v : kMissingF64);

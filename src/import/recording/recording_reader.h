@@ -157,6 +157,7 @@ struct Recording {
   uint64_t frames = 0;
   uint64_t unknown_frames = 0;
   uint64_t bad_samples = 0;  // samples naming an undeclared series (dropped)
+  uint64_t samples_out_of_range = 0;  // samples timed past kMaxAbsTimeNs (dropped)
   bool torn_tail = false;
   uint64_t torn_offset = 0;
 };

@@ -116,7 +116,12 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = se;
-    int64_t t = static_cast<int64_t>(timegm(&tm)) * kNsPerS;
+    // Dates past kMaxAbsTimeNs (years before 1824 or after 2116) are not
+    // times; the product would also leave int64 for year 9999.
+    const int64_t secs = static_cast<int64_t>(timegm(&tm));
+    if (secs > kMaxAbsTimeNs / kNsPerS - 2 * 86400 || secs < -kMaxAbsTimeNs / kNsPerS + 2 * 86400)
+      return false;
+    int64_t t = secs * kNsPerS;
     size_t i = 19;
     if (i < s.size() && s[i] == '.') {
       int64_t scale = kNsPerS / 10;
@@ -142,20 +147,23 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
   int64_t iv = 0;
   auto ir = std::from_chars(s.data(), s.data() + s.size(), iv);
   if (ir.ec == std::errc() && ir.ptr == s.data() + s.size() && iv > 0) {
-    if (iv < 100000000000LL) *ns = iv * kNsPerS;
-    else if (iv < 100000000000000LL) *ns = iv * kNsPerMs;
-    else if (iv < 100000000000000000LL) *ns = iv * kNsPerUs;
-    else *ns = iv;
+    const int64_t scale = iv < 100000000000LL         ? kNsPerS
+                          : iv < 100000000000000LL    ? kNsPerMs
+                          : iv < 100000000000000000LL ? kNsPerUs
+                                                      : 1;
+    int64_t t = 0;
+    if (__builtin_mul_overflow(iv, scale, &t) || !PlausibleTimeNs(t)) return false;
+    *ns = t;
     return true;
   }
   double v;
   std::string_view unit;
   if (!ParseNumber(s, &v, &unit) || !unit.empty() || v <= 0) return false;
   // Epoch seconds (~1.7e9), ms (~1.7e12), us (~1.7e15) or ns (~1.7e18).
-  if (v < 1e11) *ns = static_cast<int64_t>(std::llround(v * 1e9));
-  else if (v < 1e14) *ns = static_cast<int64_t>(std::llround(v * 1e6));
-  else if (v < 1e17) *ns = static_cast<int64_t>(std::llround(v * 1e3));
-  else *ns = static_cast<int64_t>(v);
+  const double x = v < 1e11 ? v * 1e9 : v < 1e14 ? v * 1e6 : v < 1e17 ? v * 1e3 : v;
+  // Range first: converting a double past int64 is undefined.
+  if (!(x <= static_cast<double>(kMaxAbsTimeNs))) return false;
+  *ns = static_cast<int64_t>(std::llround(x));
   return true;
 }
 

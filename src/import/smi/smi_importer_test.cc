@@ -10,6 +10,7 @@
 #include "import/smi/dcgm_importer.h"
 #include "import/smi/smi_common.h"
 #include "import/smi/smi_csv_importer.h"
+#include "import/smi/smi_snapshot.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -34,6 +35,25 @@ TEST(SmiTimestamp, FormatsAndZones) {
   ASSERT_TRUE(smi::ParseTimestamp("1706704496789000", &ns));  // DCGM µs
   EXPECT_EQ(ns, 1706704496789000000);
   EXPECT_FALSE(smi::ParseTimestamp("yesterday", &ns));
+}
+
+// Times past kMaxAbsTimeNs (2^62 ns: after 2116) are refused, in every form;
+// year 9999 and 99,999,999,999 s also leave int64 ns (undefined before).
+TEST(SmiTimestamp, TimesPastTwoToTheSixtyTwoNsAreRefused) {
+  int64_t ns = 0;
+  ASSERT_TRUE(smi::ParseTimestamp("2116/01/01 00:00:00.000", &ns));
+  EXPECT_EQ(ns, int64_t{4607280000} * kNsPerS);
+  EXPECT_FALSE(smi::ParseTimestamp("2117/01/01 00:00:00.000", &ns));
+  EXPECT_FALSE(smi::ParseTimestamp("9999/12/31 23:59:59.999", &ns));
+  EXPECT_FALSE(smi::ParseTimestamp("99999999999", &ns));       // seconds: 1e20 ns
+  EXPECT_FALSE(smi::ParseTimestamp("4611686018427388", &ns));  // µs: 1 µs past 2^62 ns
+  ASSERT_TRUE(smi::ParseTimestamp("4611686018427387", &ns));
+  EXPECT_EQ(ns, 4611686018427387000);
+  EXPECT_FALSE(smi::ParseTimestamp("99999999999.5", &ns));  // seconds, as a double
+  EXPECT_FALSE(smi::ParseTimestamp("1e300", &ns));
+  ASSERT_TRUE(smi::ParseCtime("Fri Jan  1 00:00:00 2116", &ns));
+  EXPECT_EQ(ns, int64_t{4607280000} * kNsPerS);
+  EXPECT_FALSE(smi::ParseCtime("Fri Dec 31 23:59:59 9999", &ns));
 }
 
 TEST(SmiCsv, UnitsMultiGpuMissingAndPeriod) {

@@ -61,7 +61,10 @@ bool ParseCtime(std::string_view s, int64_t* ns) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = se;
-  *ns = static_cast<int64_t>(timegm(&tm)) * kNsPerS;
+  // Years past 2116 leave kMaxAbsTimeNs (9999 would also leave int64).
+  const int64_t secs = static_cast<int64_t>(timegm(&tm));
+  if (secs > kMaxAbsTimeNs / kNsPerS) return false;
+  *ns = secs * kNsPerS;
   return true;
 }
 
