@@ -211,6 +211,66 @@ TEST_F(BadInput, TruncatedAndFutureGwsumSummaries) {
   expect(Write("empty.gwsum", ""), "bad magic at byte 0");
 }
 
+// RecordingBytes: a .gwrec header (version major.1) then each (type, payload)
+// as a frame with its length and CRC (docs/recording-format.md).
+std::string RecordingBytes(const std::vector<std::pair<uint16_t, std::string>>& frames,
+                           uint16_t major = 1) {
+  std::string out("\x89GWREC\r\n", 8);
+  auto put = [&out](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); };
+  const uint16_t minor = 2;
+  const uint32_t reserved = 0;
+  put(&major, 2), put(&minor, 2), put(&reserved, 4);
+  for (const auto& [type, payload] : frames) {
+    const uint32_t len = static_cast<uint32_t>(payload.size());
+    const uint16_t flags = 0;
+    uLong c = crc32(0L, reinterpret_cast<const Bytef*>(&type), 2);
+    c = crc32(c, reinterpret_cast<const Bytef*>(&flags), 2);
+    c = crc32(c, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(len));
+    const uint32_t crc = static_cast<uint32_t>(c);
+    put(&len, 4), put(&type, 2), put(&flags, 2), put(&crc, 4);
+    out += payload;
+  }
+  return out;
+}
+
+// Recordings: each damage gives one line with the path and the byte offset;
+// a names frame whose id skips ahead (which sized a table from the input's
+// say-so: 2 GB for a 10-byte frame, found by the recording fuzzer) is one.
+TEST_F(BadInput, RecordingDamageIsOneLineWithTheOffset) {
+  // A run frame (2 i64, 4 i32, 6 empty str, u32 argc), then two event frames
+  // (i64 ts, u16 kind, i32 device, i64 code, str text); the first frame is at
+  // byte 16, the second at 16 + 12 + 60.
+  const std::string run(2 * 8 + 4 * 4 + 6 * 4 + 4, '\0');
+  const std::string event(8 + 2 + 4 + 8 + 4, '\0');
+  const size_t second = 16 + 12 + run.size();
+  const std::string good = RecordingBytes({{1, run}, {6, event}, {6, event}});
+  Result<model::Trace> ok = ImportFile(Write("ok.gwrec", good));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  // Sniffed by content: without the magic it is no recording at all.
+  ExpectError(Write("magic.gwrec", "\x89GWREX" + good.substr(6)), "unknown trace format");
+  ExpectError(Write("header.gwrec", good.substr(0, 12)), "truncated recording header");
+  ExpectError(Write("v9.gwrec", RecordingBytes({{1, run}}, 9)), "version 9.2 at byte 8");
+  std::string crc = good;
+  crc[16 + 12] = static_cast<char>(crc[16 + 12] ^ 1);  // the run frame's payload
+  ExpectError(Write("crc.gwrec", crc), "CRC mismatch in frame at byte 16");
+  std::string huge = good;
+  huge[16 + 3] = 0x7f;  // the run frame's length: ~2 GiB
+  ExpectError(Write("huge.gwrec", huge), "corrupt frame header at byte 16");
+  ExpectError(
+      Write("short.gwrec", RecordingBytes({{1, run}, {6, std::string(5, '\0')}, {6, event}})),
+      "malformed event frame at byte " + std::to_string(second));
+  // Trace data before any trace header.
+  ExpectError(Write("orphan.gwrec", RecordingBytes({{1, run}, {11, std::string(4, '\0')}})),
+              "no trace header before it) frame at byte " + std::to_string(second));
+  // A trace header (5 i32, 3 i64, u32, 3 empty str), then names 1 and 1,048,576.
+  const std::string trace(5 * 4 + 3 * 8 + 4 + 3 * 4, '\0');
+  std::string names;
+  auto u32 = [&names](uint32_t v) { names.append(reinterpret_cast<const char*>(&v), 4); };
+  u32(2), u32(1), u32(1), names += "k", u32(1u << 20), u32(1), names += "x";
+  ExpectError(Write("names.gwrec", RecordingBytes({{1, run}, {10, trace}, {11, names}})),
+              "malformed trace names frame at byte " + std::to_string(second + 12 + trace.size()));
+}
+
 TEST_F(BadInput, NsysReportGetsTheExportHint) {
   std::string m = ExpectError(Write("report1.nsys-rep", "NVIDIA Tegra Profiler Report 1.\n\x0b"),
                               "nsys export --type sqlite");

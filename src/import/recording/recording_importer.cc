@@ -34,6 +34,18 @@ int32_t Dev(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI32 : sta
 // Ts: a trace record's time; 0 (never set) and times past kMaxAbsTimeNs are missing.
 int64_t Ts(int64_t v) { return v > 0 && PlausibleTimeNs(v) ? v : kMissingI64; }
 
+// SetSpan: a row's start and end from a trace record; an end before the start
+// (a damaged record) is clamped to it and counted, as the other importers do.
+template <typename Row>
+void SetSpan(Row& r, int64_t start, int64_t end, model::ImportStats& stats) {
+  r.start_ns = Ts(start);
+  r.end_ns = Ts(end);
+  if (IsValid(r.start_ns) && IsValid(r.end_ns) && r.end_ns < r.start_ns) {
+    r.end_ns = r.start_ns;
+    stats.Bump(model::ImportStat::negative_dur);
+  }
+}
+
 // NvtxStep: N of an NVTX range named like a numbered step ("ProfilerStep#12",
 // "step 3", "train_step_7": "step", then non-digits, then a number at the end),
 // else missing; so torch.cuda.nvtx step ranges mark steps as ProfilerStep#N does.
@@ -149,8 +161,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     model::KernelRow r;
     r.device_id = gpu(k.device);
     r.stream_id = Id(k.stream);
-    r.start_ns = Ts(k.start_ns);
-    r.end_ns = Ts(k.end_ns);
+    SetSpan(r, k.start_ns, k.end_ns, trace.stats);
     r.correlation_id = Id(k.correlation);
     r.name = name(k.name);
     r.grid_x = k.grid[0], r.grid_y = k.grid[1], r.grid_z = k.grid[2];
@@ -158,7 +169,10 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     r.registers_per_thread = k.registers_per_thread;
     r.static_shared_mem_bytes = k.static_shared_bytes;
     r.dynamic_shared_mem_bytes = k.dynamic_shared_bytes;
-    r.shared_mem_bytes = k.static_shared_bytes + k.dynamic_shared_bytes;
+    // In int64: a damaged record's two int32 sizes may sum past int32 (then missing).
+    const int64_t shared = int64_t{k.static_shared_bytes} + k.dynamic_shared_bytes;
+    r.shared_mem_bytes =
+        shared >= 0 && shared <= INT32_MAX ? static_cast<int32_t>(shared) : kMissingI32;
     if (k.graph_id != 0) r.graph_id = k.graph_id;
     r.pid = pid;
     trace.kernels.Append(r);
@@ -168,8 +182,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
       model::MemsetRow r;
       r.device_id = gpu(c.device);
       r.stream_id = Id(c.stream);
-      r.start_ns = Ts(c.start_ns);
-      r.end_ns = Ts(c.end_ns);
+      SetSpan(r, c.start_ns, c.end_ns, trace.stats);
       r.correlation_id = Id(c.correlation);
       r.bytes = c.bytes;
       r.dst_kind = c.dst_kind <= 7 ? static_cast<model::MemoryKind>(c.dst_kind) : model::MemoryKind::kUnknown;
@@ -181,8 +194,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     model::MemcpyRow r;
     r.device_id = gpu(c.device);
     r.stream_id = Id(c.stream);
-    r.start_ns = Ts(c.start_ns);
-    r.end_ns = Ts(c.end_ns);
+    SetSpan(r, c.start_ns, c.end_ns, trace.stats);
     r.correlation_id = Id(c.correlation);
     r.bytes = c.bytes;
     r.copy_kind = c.copy_kind <= 10 ? static_cast<model::CopyKind>(c.copy_kind) : model::CopyKind::kUnknown;
@@ -198,8 +210,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     model::ApiRow r;
     r.pid = pid;
     r.tid = Id(a.tid);
-    r.start_ns = Ts(a.start_ns);
-    r.end_ns = Ts(a.end_ns);
+    SetSpan(r, a.start_ns, a.end_ns, trace.stats);
     r.correlation_id = Id(a.correlation);
     r.name = name(a.name);
     r.cbid = static_cast<int32_t>(a.cbid);
@@ -213,8 +224,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     auto it = ctx_device.find(s.context);
     r.device_id = it == ctx_device.end() ? kMissingI32 : it->second;
     r.stream_id = Id(s.stream);
-    r.start_ns = Ts(s.start_ns);
-    r.end_ns = Ts(s.end_ns);
+    SetSpan(r, s.start_ns, s.end_ns, trace.stats);
     r.correlation_id = Id(s.correlation);
     r.kind = s.type <= 4 ? static_cast<model::SyncKind>(s.type) : model::SyncKind::kUnknown;
     r.event_id = Id(s.event_id);
@@ -226,8 +236,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
     model::RangeRow r;
     r.pid = pid;
     r.tid = Id(g.tid);
-    r.start_ns = Ts(g.start_ns);
-    r.end_ns = Ts(g.end_ns);
+    SetSpan(r, g.start_ns, g.end_ns, trace.stats);
     r.name = name(g.name);
     if (g.name < rt.names.size()) r.step = NvtxStep(rt.names[g.name]);
     r.kind = model::RangeKind::kNvtx;

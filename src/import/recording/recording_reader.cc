@@ -387,6 +387,8 @@ Result<Recording> ReadRecording(InputStream& in) {
         auto fixed = [&](auto& vec, const char* what) -> Status {
           using T = typename std::decay_t<decltype(vec)>::value_type;
           if (!d.ok() || static_cast<uint64_t>(n) * sizeof(T) > body.size()) return Malformed(in, what, off);
+          if (n == 0)
+            return Status::Ok();  // an empty vector's data() may be null, which memcpy may not take
           size_t old = vec.size();
           vec.resize(old + n);
           std::memcpy(static_cast<void*>(vec.data() + old), body.data(), n * sizeof(T));
@@ -397,7 +399,11 @@ Result<Recording> ReadRecording(InputStream& in) {
             for (uint32_t i = 0; i < n && d.ok(); ++i) {
               uint32_t id = d.Get<uint32_t>();
               std::string text = d.Str();
-              if (!d.ok() || id == 0 || id > (1u << 26)) return Malformed(in, "trace names", off);
+              // Ids are dense from 1 (a name is sent once, when first used): an id
+              // past the next one would size the table from the input's say-so
+              // (a 10-byte frame asked for 2 GB), so it is malformed.
+              if (!d.ok() || id == 0 || id > std::max<size_t>(t.names.size(), 1))
+                return Malformed(in, "trace names", off);
               if (t.names.size() <= id) t.names.resize(id + 1);
               t.names[id] = std::move(text);
             }
