@@ -7,7 +7,8 @@
 // trace (RecordingToTrace, and per rank SplitRecordingByRank) whose tables are
 // sorted and whose kernels end no earlier than they start. The analysis of
 // such traces is left out: crafted durations near the int64 range still
-// overflow sums in the detectors (docs/recording-format.md, "Fuzzing").
+// overflow sums in the detectors (docs/recording-format.md, "Fuzzing and bad
+// input").
 #include <zlib.h>
 
 #include <cstddef>
