@@ -93,15 +93,14 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
     bool tail = li + 1 == lines.size() && !last_complete;
     double id;
     if (cols.empty() || c.size() != cols.size() + 2 || c[0] != "GPU" ||
-        !smi::ParseNumber(c[1], &id, nullptr)) {
+        !smi::ParseNumber(c[1], &id, nullptr) || !IsValid(smi::IndexOf(id))) {
       t.stats.Bump(tail ? ImportStat::truncated_tail : ImportStat::garbage_row);
       continue;
     }
     for (size_t i = 0; i < cols.size(); ++i) {
       MetricSpec spec = DcgmSpec(cols[i]);
       if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
-      series.Add(static_cast<int32_t>(id), cols[i], spec, kMissingI64,
-                 ParseValue(t, c[i + 2], spec.scale));
+      series.Add(smi::IndexOf(id), cols[i], spec, kMissingI64, ParseValue(t, c[i + 2], spec.scale));
     }
   }
   series.Finish();
@@ -138,7 +137,8 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       continue;
     }
     double gpu = 0;
-    if (gpu_col >= 0 && !smi::ParseNumber(c[static_cast<size_t>(gpu_col)], &gpu, nullptr)) {
+    if (gpu_col >= 0 && (!smi::ParseNumber(c[static_cast<size_t>(gpu_col)], &gpu, nullptr) ||
+                         !IsValid(smi::IndexOf(gpu)))) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
     }
@@ -147,7 +147,7 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       t.stats.Bump(ImportStat::garbage_row);
       continue;
     }
-    int32_t dev = static_cast<int32_t>(gpu);
+    int32_t dev = smi::IndexOf(gpu);
     if (field_col >= 0 && value_col >= 0) {  // long format
       std::string_view field = c[static_cast<size_t>(field_col)];
       MetricSpec spec = DcgmSpec(field);

@@ -102,6 +102,10 @@ bool Digits(std::string_view s, size_t at, size_t n, int* out) {
 
 }  // namespace
 
+int32_t IndexOf(double v) {
+  return v >= 0 && v <= 2147483647.0 ? static_cast<int32_t>(v) : kMissingI32;
+}
+
 bool ParseTimestamp(std::string_view s, int64_t* ns) {
   s = Trim(s);
   int y, mo, d, h, mi, se;

@@ -38,6 +38,11 @@ bool IsMissingText(std::string_view s);
 // ParseNumber: leading number of `s` ("83 %", "1129 MiB", "33.09 W", "0x0004");
 // false when `s` does not start with one. `unit` receives the trailing text.
 bool ParseNumber(std::string_view s, double* v, std::string_view* unit);
+
+// IndexOf: a parsed GPU index or pid `v` as int32 (truncated), or kMissingI32
+// when it is negative, not finite or past int32. Why: a cast past the range is
+// undefined, and fuzzed logs held indexes of 7e14 and 7e124.
+int32_t IndexOf(double v);
 // ParseTimestamp: wall-clock ns since the Unix epoch, or false.
 bool ParseTimestamp(std::string_view s, int64_t* ns);
 

@@ -164,7 +164,7 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
       if (cols[i].role == Role::kTimestamp && !smi::ParseTimestamp(cells[i], &ts)) bad_ts = true;
       if (cols[i].role == Role::kIndex && !IsValid(device)) {  // the first of gpu/index wins
         double v;
-        if (smi::ParseNumber(cells[i], &v, nullptr) && v >= 0) device = static_cast<int32_t>(v);
+        if (smi::ParseNumber(cells[i], &v, nullptr)) device = smi::IndexOf(v);
       }
       if ((cols[i].role == Role::kUuid || cols[i].role == Role::kBus) && !IsValid(device)) {
         auto [it, fresh] = uuid_ordinal.emplace(std::string(cells[i]),

@@ -77,14 +77,14 @@ Status ReadSmiDmonText(std::string_view text, model::Trace& t) {
     std::string command;
     for (size_t i = 0; i < cols.size(); ++i) {
       double v;
-      if (cols[i] == "gpu" && smi::ParseNumber(cells[i], &v, nullptr)) device = static_cast<int32_t>(v);
+      if (cols[i] == "gpu" && smi::ParseNumber(cells[i], &v, nullptr)) device = smi::IndexOf(v);
       if (cols[i] == "Date") date = std::string(cells[i]);
       if (cols[i] == "Time" && date.size() == 8) {
         std::string iso = date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) +
                           " " + std::string(cells[i]);
         if (!smi::ParseTimestamp(iso, &ts)) ts = kMissingI64;
       }
-      if (cols[i] == "pid" && smi::ParseNumber(cells[i], &v, nullptr)) pid = static_cast<int32_t>(v);
+      if (cols[i] == "pid" && smi::ParseNumber(cells[i], &v, nullptr)) pid = smi::IndexOf(v);
       if (cols[i] == "command") command = std::string(cells[i]);
     }
     if (!IsValid(device)) {

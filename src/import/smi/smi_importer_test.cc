@@ -56,6 +56,20 @@ TEST(SmiTimestamp, TimesPastTwoToTheSixtyTwoNsAreRefused) {
   EXPECT_FALSE(smi::ParseCtime("Fri Dec 31 23:59:59 9999", &ns));
 }
 
+// GPU indexes and pids past int32 (fuzzed logs held 7e14 and 7e124, whose
+// cast was undefined) or negative are missing.
+TEST(SmiIndex, OutOfRangeIsMissing) {
+  EXPECT_EQ(smi::IndexOf(0), 0);
+  EXPECT_EQ(smi::IndexOf(7.9), 7);
+  EXPECT_EQ(smi::IndexOf(2147483647.0), 2147483647);
+  EXPECT_FALSE(IsValid(smi::IndexOf(2147483648.0)));
+  EXPECT_FALSE(IsValid(smi::IndexOf(7.18784e14)));
+  EXPECT_FALSE(IsValid(smi::IndexOf(6.66667e124)));
+  EXPECT_FALSE(IsValid(smi::IndexOf(-1)));
+  EXPECT_FALSE(IsValid(smi::IndexOf(std::nan(""))));
+  EXPECT_FALSE(IsValid(smi::IndexOf(HUGE_VAL)));
+}
+
 TEST(SmiCsv, UnitsMultiGpuMissingAndPeriod) {
   const char* log =
       "timestamp, index, name, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
