@@ -269,6 +269,15 @@ TEST_F(BadInput, RecordingDamageIsOneLineWithTheOffset) {
   u32(2), u32(1), u32(1), names += "k", u32(1u << 20), u32(1), names += "x";
   ExpectError(Write("names.gwrec", RecordingBytes({{1, run}, {10, trace}, {11, names}})),
               "malformed trace names frame at byte " + std::to_string(second + 12 + trace.size()));
+  // An event timed past 2^62 ns imports without it, counted.
+  std::string far = event;
+  const int64_t ts = (int64_t{1} << 62) + 1;
+  far.replace(0, 8, reinterpret_cast<const char*>(&ts), 8);
+  Result<model::Trace> dropped =
+      ImportFile(Write("far.gwrec", RecordingBytes({{1, run}, {6, far}, {6, event}})));
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(dropped->markers.size(), ok->markers.size() - 1);
+  EXPECT_EQ(dropped->stats.Get(model::ImportStat::time_out_of_range), 1u);
 }
 
 TEST_F(BadInput, NsysReportGetsTheExportHint) {

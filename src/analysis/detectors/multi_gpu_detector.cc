@@ -198,19 +198,6 @@ IntervalList ShiftClamped(IntervalList idle, int64_t offset_ns) {
   return idle;
 }
 
-// ClampedTotalLength: TotalLength without overflow: each length and the sum
-// saturate at int64's maximum (intervals read from a summary may span more).
-int64_t ClampedTotalLength(const IntervalList& list) {
-  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  uint64_t sum = 0;
-  for (const Interval& iv : list) {
-    if (iv.end_ns <= iv.start_ns) continue;
-    const uint64_t len = static_cast<uint64_t>(iv.end_ns) - static_cast<uint64_t>(iv.start_ns);
-    sum = len >= kMax - sum ? kMax : sum + len;
-  }
-  return static_cast<int64_t>(sum);
-}
-
 }  // namespace
 
 IntervalList SlowHostIdle(IntervalList idle) {
@@ -319,7 +306,7 @@ std::vector<Finding> DetectCrossRank(const std::vector<RankInput>& ranks) {
     all_idle = first ? idle : Intersect(all_idle, idle);
     first = false;
   }
-  int64_t common = ClampedTotalLength(all_idle);
+  int64_t common = TotalLength(all_idle);
   int64_t steps_total = pr[0].d->steps_total_ns;
   if (steps_total > 0 && static_cast<double>(common) / static_cast<double>(steps_total) > 0.05) {
     Finding f;

@@ -1,6 +1,8 @@
 #include "analysis/utilization/intervals.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace gpuwhy::analysis {
 
@@ -28,9 +30,16 @@ std::vector<Interval> MergeIntervals(std::vector<Interval> spans) {
 }
 
 int64_t TotalLength(const std::vector<Interval>& merged) {
-  int64_t sum = 0;
-  for (const Interval& s : merged) sum += s.end_ns - s.start_ns;
-  return sum;
+  // Unsigned, saturating: intervals read from a summary may span more than
+  // int64 (one [INT64_MIN, INT64_MAX) does), and their sum more again.
+  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t sum = 0;
+  for (const Interval& s : merged) {
+    if (s.end_ns <= s.start_ns) continue;
+    const uint64_t len = static_cast<uint64_t>(s.end_ns) - static_cast<uint64_t>(s.start_ns);
+    sum = len >= kMax - sum ? kMax : sum + len;
+  }
+  return static_cast<int64_t>(sum);
 }
 
 int64_t IntersectLength(const std::vector<Interval>& merged, int64_t lo, int64_t hi) {

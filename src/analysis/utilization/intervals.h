@@ -21,7 +21,7 @@ struct Interval {
 // MergeIntervals: union of arbitrary spans (empty ones dropped), sorted.
 std::vector<Interval> MergeIntervals(std::vector<Interval> spans);
 
-// TotalLength: sum of lengths of merged spans.
+// TotalLength: sum of lengths of merged spans; saturates at INT64_MAX.
 int64_t TotalLength(const std::vector<Interval>& merged);
 
 // IntersectLength: length of merged ∩ [lo, hi).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "analysis/gpu_arch/arch_limits.h"
 #include "analysis/gpu_arch/occupancy_calculator.h"
@@ -494,15 +495,11 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         const int64_t fine = FinePeriod(o, out.steps, window);
         du.series.push_back(
             MakeSeries("fine", kTraceTimeline, busy, du.window_start_ns, du.window_end_ns, fine));
-        if (o.nvml_fast_period_ns > 0 &&
-            static_cast<uint64_t>(window / o.nvml_fast_period_ns) < o.max_nvml_samples) {
-          du.series.push_back(MakeSeries("nvml_1/6s", kTraceTimeline, busy, du.window_start_ns,
-                                         du.window_end_ns, o.nvml_fast_period_ns));
-        }
-        if (o.nvml_slow_period_ns > 0 &&
-            static_cast<uint64_t>(window / o.nvml_slow_period_ns) < o.max_nvml_samples) {
-          du.series.push_back(MakeSeries("nvml_1s", kTraceTimeline, busy, du.window_start_ns,
-                                         du.window_end_ns, o.nvml_slow_period_ns));
+        for (const auto& [label, period] : {std::pair{"nvml_1/6s", o.nvml_fast_period_ns},
+                                            std::pair{"nvml_1s", o.nvml_slow_period_ns}}) {
+          if (period > 0 && static_cast<uint64_t>(window / period) < o.max_nvml_samples)
+            du.series.push_back(MakeSeries(label, kTraceTimeline, busy, du.window_start_ns,
+                                           du.window_end_ns, period));
         }
         if (!out.steps.steps.empty()) {
           UtilSeries st;

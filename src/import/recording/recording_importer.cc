@@ -34,6 +34,14 @@ int32_t Dev(uint32_t v) { return v == wire::kTraceMissingU32 ? kMissingI32 : sta
 // Ts: a trace record's time; 0 (never set) and times past kMaxAbsTimeNs are missing.
 int64_t Ts(int64_t v) { return v > 0 && PlausibleTimeNs(v) ? v : kMissingI64; }
 
+// OutOfRange: `ts` is a valid time past kMaxAbsTimeNs, counted; the caller
+// drops what it times (a marker, a process list).
+bool OutOfRange(int64_t ts, model::ImportStats& stats) {
+  if (!IsValid(ts) || PlausibleTimeNs(ts)) return false;
+  stats.Bump(model::ImportStat::time_out_of_range);
+  return true;
+}
+
 // SetSpan: a row's start and end from a trace record; an end before the start
 // (a damaged record) is clamped to it and counted, as the other importers do.
 template <typename Row>
@@ -132,6 +140,7 @@ void TraceToTables(const Recording& rec, const RecTrace& rt, model::Trace& trace
   if (!IsValid(trace.rank.local_rank) && IsValid(rt.local_rank)) trace.rank.local_rank = rt.local_rank;
   if (!IsValid(trace.rank.world_size) && IsValid(rt.world_size)) trace.rank.world_size = rt.world_size;
   auto note = [&](int64_t ts, const std::string& text) {
+    if (OutOfRange(ts, trace.stats)) return;
     model::MarkerRow m;
     m.ts_ns = ts;
     m.pid = pid;
@@ -308,7 +317,7 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
   std::map<std::pair<int32_t, int32_t>, model::GpuProcessRow> procs;
   std::map<int32_t, std::string> names;
   for (const RecProcessList& pl : rec.process_lists) {
-    if (!keep(pl.device)) continue;
+    if (!keep(pl.device) || OutOfRange(pl.ts_ns, trace.stats)) continue;
     for (const RecProcess& p : pl.processes) {
       auto [it, fresh] = procs.try_emplace({pl.device, p.pid});
       model::GpuProcessRow& r = it->second;
@@ -337,7 +346,7 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
   }
 
   StringId domain = trace.strings.Intern("gpuwhy record");
-  if (!rec.run.nvml_status.empty()) {
+  if (!rec.run.nvml_status.empty() && !OutOfRange(rec.run.start_wall_ns, trace.stats)) {
     model::MarkerRow m;
     m.ts_ns = rec.run.start_wall_ns;
     m.pid = rec.run.gpuwhy_pid;
@@ -346,6 +355,7 @@ void RecordingToTrace(const Recording& rec, model::Trace& trace) {
     trace.markers.Append(m);
   }
   for (const RecEvent& e : rec.events) {
+    if (OutOfRange(e.ts_ns, trace.stats)) continue;
     model::MarkerRow m;
     m.ts_ns = e.ts_ns;
     m.pid = rec.run.gpuwhy_pid;

@@ -102,6 +102,13 @@ bool Digits(std::string_view s, size_t at, size_t n, int* out) {
 
 }  // namespace
 
+bool ScaledTimeNs(int64_t v, int64_t ns_per_unit, int64_t* ns) {
+  int64_t t = 0;
+  if (__builtin_mul_overflow(v, ns_per_unit, &t) || !PlausibleTimeNs(t)) return false;
+  *ns = t;
+  return true;
+}
+
 int32_t IndexOf(double v) {
   return v >= 0 && v <= 2147483647.0 ? static_cast<int32_t>(v) : kMissingI32;
 }
@@ -120,12 +127,10 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
     tm.tm_hour = h;
     tm.tm_min = mi;
     tm.tm_sec = se;
-    // Dates past kMaxAbsTimeNs (years before 1824 or after 2116) are not
-    // times; the product would also leave int64 for year 9999.
-    const int64_t secs = static_cast<int64_t>(timegm(&tm));
-    if (secs > kMaxAbsTimeNs / kNsPerS - 2 * 86400 || secs < -kMaxAbsTimeNs / kNsPerS + 2 * 86400)
-      return false;
-    int64_t t = secs * kNsPerS;
+    // Dates past kMaxAbsTimeNs (after 2116) are not times; year 9999's ns
+    // would also leave int64.
+    int64_t t = 0;
+    if (!ScaledTimeNs(static_cast<int64_t>(timegm(&tm)), kNsPerS, &t)) return false;
     size_t i = 19;
     if (i < s.size() && s[i] == '.') {
       int64_t scale = kNsPerS / 10;
@@ -144,6 +149,7 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
         t += s[i] == '+' ? -off : off;
       }
     }
+    if (!PlausibleTimeNs(t)) return false;  // the fraction or the zone crossed the bound
     *ns = t;
     return true;
   }
@@ -155,10 +161,7 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
                           : iv < 100000000000000LL    ? kNsPerMs
                           : iv < 100000000000000000LL ? kNsPerUs
                                                       : 1;
-    int64_t t = 0;
-    if (__builtin_mul_overflow(iv, scale, &t) || !PlausibleTimeNs(t)) return false;
-    *ns = t;
-    return true;
+    return ScaledTimeNs(iv, scale, ns);
   }
   double v;
   std::string_view unit;

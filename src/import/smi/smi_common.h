@@ -39,6 +39,10 @@ bool IsMissingText(std::string_view s);
 // false when `s` does not start with one. `unit` receives the trailing text.
 bool ParseNumber(std::string_view s, double* v, std::string_view* unit);
 
+// ScaledTimeNs: `v` units of `ns_per_unit` ns into *ns; false when the product
+// leaves int64 or lies past kMaxAbsTimeNs (base/units.h).
+bool ScaledTimeNs(int64_t v, int64_t ns_per_unit, int64_t* ns);
+
 // IndexOf: a parsed GPU index or pid `v` as int32 (truncated), or kMissingI32
 // when it is negative, not finite or past int32. Why: a cast past the range is
 // undefined, and fuzzed logs held indexes of 7e14 and 7e124.

@@ -79,8 +79,8 @@ struct Fields {
     double bytes;
     if (key == "Process ID" || key == "pid") {
       double x;
-      if (smi::ParseNumber(v, &x, nullptr) && x >= 0 && x < 2147483647.0) {
-        p.pid = static_cast<int32_t>(x);
+      if (smi::ParseNumber(v, &x, nullptr) && IsValid(smi::IndexOf(x))) {
+        p.pid = smi::IndexOf(x);
       } else if (!smi::IsMissingText(v)) {
         t.stats.Bump(ImportStat::malformed_table_row);
       }

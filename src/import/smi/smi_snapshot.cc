@@ -62,10 +62,7 @@ bool ParseCtime(std::string_view s, int64_t* ns) {
   tm.tm_min = mi;
   tm.tm_sec = se;
   // Years past 2116 leave kMaxAbsTimeNs (9999 would also leave int64).
-  const int64_t secs = static_cast<int64_t>(timegm(&tm));
-  if (secs > kMaxAbsTimeNs / kNsPerS) return false;
-  *ns = secs * kNsPerS;
-  return true;
+  return ScaledTimeNs(static_cast<int64_t>(timegm(&tm)), kNsPerS, ns);
 }
 
 int64_t ParseBusId(std::string_view s) {
