@@ -37,7 +37,7 @@ int64_t MeanStepNs(const DeviceTimeline& d);
 // `f` from a total loss over all of `d`'s windows.
 void SetLoss(Finding& f, const DeviceTimeline& d, int64_t total_lost_ns);
 
-// FormatMs / FormatPct: short numbers for summaries ("12.3 ms", "33%").
+// FormatMs / FormatPct: short numbers for summaries ("12.3 ms", "4.73 s" from 1 s, "33%").
 std::string FormatMs(int64_t ns);
 std::string FormatPct(double ratio);
 

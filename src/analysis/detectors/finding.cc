@@ -94,7 +94,16 @@ void SetLoss(Finding& f, const DeviceTimeline& d, int64_t total_lost_ns) {
 std::string FormatMs(int64_t ns) {
   char buf[32];
   double ms = NsToMs(ns);
-  if (ms >= 100) std::snprintf(buf, sizeof buf, "%.0f ms", ms);
+  // Seconds from 1 s: a long capture's total read "5025000 ms in all".
+  // Thresholds at the rounding points, so that 9.996 s prints "10.0 s".
+  if (ms >= 99'950)
+    std::snprintf(buf, sizeof buf, "%.0f s", ms / 1e3);
+  else if (ms >= 9'995)
+    std::snprintf(buf, sizeof buf, "%.1f s", ms / 1e3);
+  else if (ms >= 999.5)
+    std::snprintf(buf, sizeof buf, "%.2f s", ms / 1e3);
+  else if (ms >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
   else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.1f ms", ms);
   else std::snprintf(buf, sizeof buf, "%.0f µs", NsToUs(ns));
   return buf;
