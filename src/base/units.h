@@ -37,6 +37,38 @@ inline constexpr bool PlausibleTimeNs(int64_t t) {
   return t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs;
 }
 
+// AddSat: a + b, saturated at INT64_MAX and at INT64_MIN + 1 (INT64_MIN is
+// kMissingI64). Why: a sum of durations, each up to 2^63 - 2 ns between two
+// model times, passes int64 on a damaged trace.
+inline constexpr int64_t AddSat(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min() + 1;
+  return r == kMissingI64 ? r + 1 : r;
+}
+
+// MulSat: a * b, saturated as AddSat.
+inline constexpr int64_t MulSat(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() + 1
+                              : std::numeric_limits<int64_t>::max();
+  return r == kMissingI64 ? r + 1 : r;
+}
+
+// CeilDiv: ⌈a / b⌉ for a >= 0 and b > 0, without the a + b - 1 that passes
+// int64 when a spans most of it.
+inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// SatFromDouble: v rounded toward zero into int64, saturated as AddSat; NaN
+// gives kMissingI64. Why: casting a double past int64 is undefined.
+inline int64_t SatFromDouble(double v) {
+  if (std::isnan(v)) return kMissingI64;
+  if (v >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775807.0) return std::numeric_limits<int64_t>::min() + 1;
+  return static_cast<int64_t>(v);
+}
+
 // NsToUs/NsToMs/NsToS: for presentation only; analysis stays in ns.
 inline constexpr double NsToUs(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 inline constexpr double NsToMs(int64_t ns) { return static_cast<double>(ns) / 1e6; }

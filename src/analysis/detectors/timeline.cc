@@ -357,11 +357,12 @@ void MarkOneOffGaps(DeviceTimeline& d) {
   });
   std::vector<Whole> one_off;
   const int64_t idle = d.idle_ns - edge_idle;
-  if (idle > 0 && inner > 0 && 50 * idle >= d.steps_total_ns) {
+  // Saturating: on a damaged trace one gap may span most of int64.
+  if (idle > 0 && inner > 0 && MulSat(50, idle) >= d.steps_total_ns) {
     size_t k = 0;
-    if (10 * top[0].len >= 8 * idle) {
+    if (MulSat(10, top[0].len) >= MulSat(8, idle)) {
       k = 1;
-    } else if (inner >= 2 && 10 * (top[0].len + top[1].len) >= 8 * idle) {
+    } else if (inner >= 2 && MulSat(10, AddSat(top[0].len, top[1].len)) >= MulSat(8, idle)) {
       k = 2;
     }
     bool isolated = false;
@@ -717,7 +718,8 @@ Timeline BuildTimeline(const model::Trace& trace) {
             c.window_ns = TotalLength(parts);
             auto it_c = cadence.find({c.pid, c.tid});
             const int64_t threshold = std::clamp<int64_t>(
-                it_c != cadence.end() ? 4 * it_c->second : 0, kMinCadenceNs, kMaxCadenceNs);
+                it_c != cadence.end() ? 4 * std::min(it_c->second, kMaxCadenceNs) : 0,
+                kMinCadenceNs, kMaxCadenceNs);
             if (c.window_ns > threshold) {
               c.parts_begin = static_cast<uint32_t>(candidate_parts.size());
               c.parts_count = static_cast<uint32_t>(parts.size());
@@ -743,7 +745,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
       if (k.device_id[i] != dev || !Valid(k.start_ns[i], k.end_ns[i])) continue;
       if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
       ++d.kernel_count;
-      d.kernel_ns += k.end_ns[i] - k.start_ns[i];
+      d.kernel_ns = AddSat(d.kernel_ns, k.end_ns[i] - k.start_ns[i]);
     }
     tl.devices.push_back(std::move(d));
   }

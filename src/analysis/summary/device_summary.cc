@@ -28,10 +28,10 @@ struct TransferAcc {
 
   void Add(int64_t bytes, int64_t dur_ns) {
     ++stats.count;
-    stats.total_ns += dur_ns;
+    stats.total_ns = AddSat(stats.total_ns, dur_ns);
     if (IsValid(bytes) && bytes >= 0) {
-      stats.bytes += bytes;
-      known_bytes_ns += dur_ns;
+      stats.bytes = AddSat(stats.bytes, bytes);
+      known_bytes_ns = AddSat(known_bytes_ns, dur_ns);
     } else {
       ++stats.count_missing_bytes;
     }
@@ -424,7 +424,7 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       d.span_ns = d.span_end_ns - d.span_start_ns;
       d.busy.kernel_busy_ns = ku.kernel_ns;
       // |K ∪ C| = |K| + |C| − |K ∩ C|.
-      d.busy.gpu_busy_ns = ku.kernel_ns + TotalLength(copy_set) - ku.with_a_ns;
+      d.busy.gpu_busy_ns = AddSat(AddSat(ku.kernel_ns, TotalLength(copy_set)), -ku.with_a_ns);
       d.busy.idle_ns = d.span_ns - d.busy.gpu_busy_ns;
       d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
       d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);

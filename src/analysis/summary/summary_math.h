@@ -49,7 +49,7 @@ DurationStats DurationStatsOf(ForEach&& for_each) {
   int64_t total = 0;
   for_each([&](int64_t v) {
     histogram.Add(v);
-    total += v;
+    total = AddSat(total, v);
   });
   const uint64_t n = histogram.count();
   if (n == 0) return s;

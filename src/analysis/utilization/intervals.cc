@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/units.h"
+
 namespace gpuwhy::analysis {
 
 std::vector<Interval> MergeIntervals(std::vector<Interval> spans) {
@@ -111,7 +113,10 @@ std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t 
                                    int64_t period_ns) {
   std::vector<double> out;
   if (period_ns <= 0 || t1 <= t0) return out;
-  const int64_t n = (t1 - t0 + period_ns - 1) / period_ns;
+  // The window may be 2^63 - 2 ns long (model times lie within ±2^62 ns), so
+  // no bin edge is computed past t1.
+  const int64_t n = CeilDiv(t1 - t0, period_ns);
+  auto bin_end = [&](int64_t b) { return b + 1 >= n ? t1 : t0 + (b + 1) * period_ns; };
   out.assign(static_cast<size_t>(n), 0.0);
   for (const Interval& s : merged) {
     const int64_t lo = std::max(s.start_ns, t0);
@@ -120,15 +125,14 @@ std::vector<double> BinnedCoverage(const std::vector<Interval>& merged, int64_t 
     int64_t b = (lo - t0) / period_ns;
     int64_t cur = lo;
     while (cur < hi) {
-      const int64_t bin_end = std::min(t0 + (b + 1) * period_ns, t1);
-      const int64_t seg_end = std::min(hi, bin_end);
+      const int64_t seg_end = std::min(hi, bin_end(b));
       out[static_cast<size_t>(b)] += static_cast<double>(seg_end - cur);
       cur = seg_end;
       ++b;
     }
   }
   for (int64_t b = 0; b < n; ++b) {
-    const int64_t len = std::min(t0 + (b + 1) * period_ns, t1) - (t0 + b * period_ns);
+    const int64_t len = bin_end(b) - (t0 + b * period_ns);
     out[static_cast<size_t>(b)] /= static_cast<double>(len);
   }
   return out;

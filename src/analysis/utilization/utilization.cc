@@ -109,7 +109,7 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
       occ_sum += occ * dur;
     }
   }
-  du.kernel_time_ns = static_cast<int64_t>(total);
+  du.kernel_time_ns = SatFromDouble(total);
   const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
   if (fill_spans > 0 && window > 0) {
     const std::vector<double> integral = fill.Integrals();

@@ -42,7 +42,10 @@ void Finish(const std::vector<Accum>& acc, Envelope& e) {
 // UniformEdges: n+1 edges from start in steps of bin.
 std::vector<int64_t> UniformEdges(int64_t start, int64_t bin, size_t n) {
   std::vector<int64_t> e(n + 1);
-  for (size_t i = 0; i <= n; ++i) e[i] = start + static_cast<int64_t>(i) * bin;
+  // In uint64: i * bin alone may pass int64 where start + i * bin does not.
+  for (size_t i = 0; i <= n; ++i)
+    e[i] = static_cast<int64_t>(static_cast<uint64_t>(start) +
+                                static_cast<uint64_t>(i) * static_cast<uint64_t>(bin));
   return e;
 }
 
@@ -161,7 +164,7 @@ Histogram KernelDurationHistogram(const model::Trace& trace, int32_t device_id) 
                                    h.edges_ns.begin()) -
                1;
     ++h.count[b];
-    h.total_ns[b] += d;
+    h.total_ns[b] = AddSat(h.total_ns[b], d);
     ++any;
   }
   if (any == 0) return Histogram{};
@@ -220,9 +223,8 @@ DeviceView BuildDeviceView(const model::Trace& trace, int32_t device_id,
   // Curve over the steps' span.
   curve_bins = std::max<size_t>(curve_bins, 1);
   int64_t span = std::max<int64_t>(t1 - t0, 1);
-  int64_t bin = std::max<int64_t>(
-      1, (span + static_cast<int64_t>(curve_bins) - 1) / static_cast<int64_t>(curve_bins));
-  size_t nbins = static_cast<size_t>((span + bin - 1) / bin);
+  int64_t bin = std::max<int64_t>(1, CeilDiv(span, static_cast<int64_t>(curve_bins)));
+  size_t nbins = static_cast<size_t>(CeilDiv(span, bin));
   std::vector<int64_t> edges = UniformEdges(t0, bin, nbins);
   CauseCurve& cc = v.curve;
   cc.start_ns = t0;
