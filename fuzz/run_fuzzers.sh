@@ -40,6 +40,14 @@ run_one() {
   work="$BUILD/corpus/$name"
   mkdir -p "$work"
   if [ -d "$dir/corpus" ]; then cp -n "$dir"/corpus/* "$work"/ 2>/dev/null || true; fi
+  # seeds_from: other fuzz folders whose seeds this target also starts from
+  # (one name per line), so that no seed is committed twice.
+  if [ -f "$dir/seeds_from" ]; then
+    local other
+    while read -r other; do
+      [ -n "$other" ] && cp -n "$ROOT/fuzz/$other"/corpus/* "$work"/ 2>/dev/null || true
+    done < "$dir/seeds_from"
+  fi
   local args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
               -artifact_prefix="$BUILD/crashes/$name-")
   dict="$(find "$dir" -maxdepth 1 -name '*.dict' | head -n1)"

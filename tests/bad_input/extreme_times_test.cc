@@ -87,7 +87,7 @@ std::string CenturyKernels() {
 }
 
 // FarApartSteps: short steps at both ends of the range, on two devices, with
-// a DataLoader, a 36-year all-reduce, blocking copies and counters at ±1e308.
+// a DataLoader, a 36-year all-reduce, pageable 9.2e18-byte copies and counters at ±1e308.
 std::string FarApartSteps() {
   const double m = kEdgeUs;
   std::vector<std::string> ev;
@@ -104,7 +104,7 @@ std::string FarApartSteps() {
     ev.push_back(Kernel(1, 13, base + 500, m / 4, corr++, "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
                         ",\"Collective name\":\"allreduce\",\"In msg nelems\":9e18"));
     ev.push_back(X(
-        "gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 0, 7, base + 600, 10,
+        "gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, base + 600, 10,
         "\"device\":0,\"stream\":7,\"correlation\":" + std::to_string(corr) + ",\"bytes\":9.2e18"));
     ev.push_back(Launch(base + 590, 300, corr++, "cudaMemcpy"));
   }

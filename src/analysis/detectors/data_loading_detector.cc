@@ -115,15 +115,16 @@ Finding H2dFinding(const DetectorInput& in, const DeviceTimeline& d, bool* any) 
     if (!inside) ++outside;
     int64_t dur = m.end_ns[i] - m.start_ns[i];
     ++count;
-    ns += dur;
-    if (IsValid(m.bytes[i])) bytes += m.bytes[i];
+    // Saturating: a damaged trace's copy may claim 9e18 bytes or 146 years.
+    ns = AddSat(ns, dur);
+    if (IsValid(m.bytes[i])) bytes = AddSat(bytes, m.bytes[i]);
     if (m.src_kind[i] == model::MemoryKind::kPageable) {
       ++pageable;
-      pageable_ns += dur;
-      if (IsValid(m.bytes[i])) pageable_bytes += m.bytes[i];
+      pageable_ns = AddSat(pageable_ns, dur);
+      if (IsValid(m.bytes[i])) pageable_bytes = AddSat(pageable_bytes, m.bytes[i]);
     } else if (m.src_kind[i] == model::MemoryKind::kPinned) {
-      pinned_ns += dur;
-      if (IsValid(m.bytes[i])) pinned_bytes += m.bytes[i];
+      pinned_ns = AddSat(pinned_ns, dur);
+      if (IsValid(m.bytes[i])) pinned_bytes = AddSat(pinned_bytes, m.bytes[i]);
     }
     if (kernel_streams.count(m.stream_id[i]) > 0) ++same_stream;
     h2d.push_back({m.start_ns[i], m.end_ns[i]});
