@@ -115,6 +115,20 @@ std::string FarApartSteps() {
   return Document(ev, true);
 }
 
+// StepsAroundFewKernels: a marked step at each end of the range, kernels only
+// in the last one. The curve's period suits the GPU window of 0.7 ms; re-binned
+// over the steps' 2^63 ns span for the verdict it asked for 433 TB (found by
+// fuzz/analysis).
+std::string StepsAroundFewKernels() {
+  const double m = kEdgeUs;
+  return Document(
+      {X("user_annotation", "ProfilerStep#1", 1, 100, -m + 10, 900),
+       X("user_annotation", "ProfilerStep#2", 1, 100, m - 5000, 900), Launch(m - 4900, 5, 1),
+       Kernel(0, 7, m - 4800, 300, 1, "ampere_sgemm_128x64_tn"), Launch(m - 4890, 5, 2),
+       Kernel(0, 7, m - 4400, 300, 2, "ampere_sgemm_128x64_tn")},
+      false);
+}
+
 void ExpectJson(const std::string& text) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -127,7 +141,9 @@ TEST_P(ExtremeTimes, EveryAnalysisAndRendererGivesAReport) {
   const fs::path dir = fs::temp_directory_path() / ("gpuwhy_extreme_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / "extreme.json";
-  std::ofstream(path) << (GetParam() == 0 ? CenturyKernels() : FarApartSteps());
+  std::ofstream(path) << (GetParam() == 0   ? CenturyKernels()
+                          : GetParam() == 1 ? FarApartSteps()
+                                            : StepsAroundFewKernels());
   Result<model::Trace> t = import::ImportFile(path.string());
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_GT(t->kernels.size(), 0u);
@@ -160,8 +176,10 @@ TEST_P(ExtremeTimes, EveryAnalysisAndRendererGivesAReport) {
   fs::remove_all(dir, ec);
 }
 
-INSTANTIATE_TEST_SUITE_P(Traces, ExtremeTimes, ::testing::Values(0, 1), [](const auto& info) {
-  return info.param == 0 ? "CenturyKernels" : "FarApartSteps";
+INSTANTIATE_TEST_SUITE_P(Traces, ExtremeTimes, ::testing::Values(0, 1, 2), [](const auto& info) {
+  return info.param == 0   ? "CenturyKernels"
+         : info.param == 1 ? "FarApartSteps"
+                           : "StepsAroundFewKernels";
 });
 
 }  // namespace

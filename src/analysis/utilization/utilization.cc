@@ -213,12 +213,17 @@ void Headline(DeviceUtilization& du) {
   }
 }
 
-
 // CurveSamples: the series' samples, re-binned over the kernel-active window
-// when there is one (trace series), else the series itself (counters).
-std::vector<double> CurveSamples(const UtilSeries& s, const ActiveWindow& aw) {
+// when there is one (trace series), else the series itself (counters). None
+// past `max_samples` bins: the window may be the marked steps' span, which a
+// damaged trace can stretch over decades while the series' period was chosen
+// for the GPU window (a 2^63 ns span at 100 µs asked for 740 TB).
+std::vector<double> CurveSamples(const UtilSeries& s, const ActiveWindow& aw, size_t max_samples) {
   if (aw.busy == nullptr || s.label == "counter" || !IsValid(s.period_ns) || s.period_ns <= 0)
     return s.util_ratio;
+  if (aw.end_ns > aw.start_ns &&
+      static_cast<uint64_t>(CeilDiv(aw.end_ns - aw.start_ns, s.period_ns)) > max_samples)
+    return {};
   return BinnedCoverage(*aw.busy, aw.start_ns, aw.end_ns, s.period_ns);
 }
 
@@ -271,9 +276,9 @@ double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
 // ClassifyOver: the verdict of series `s` over window `w` (trace series are
 // re-binned over it; counter series are taken as sampled).
 CurveVerdict ClassifyOver(const model::Trace& t, CurveInput in, const UtilSeries& s,
-                          const DeviceUtilization& du, const ActiveWindow& w) {
+                          const DeviceUtilization& du, const ActiveWindow& w, size_t max_samples) {
   in.period_ns = s.period_ns;
-  in.util_ratio = CurveSamples(s, w);
+  in.util_ratio = CurveSamples(s, w, max_samples);
   in.real_util_ratio = VerdictRealRatio(t, du, w);
   return ClassifyCurve(in);
 }
@@ -284,7 +289,7 @@ CurveVerdict ClassifyOver(const model::Trace& t, CurveInput in, const UtilSeries
 // beside it when it differs (issue: one verdict, never contradicting itself).
 void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& steps,
               const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw,
-              const ActiveWindow& user, const char* user_label) {
+              const ActiveWindow& user, const char* user_label, size_t max_samples) {
   CurveInput in;
   if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
   in.long_gap_idle_share = du.gaps.long_gap_idle_share;
@@ -292,7 +297,7 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
   const bool trace_series = primary != nullptr && primary->label != "counter";
   const ActiveWindow none;
   if (primary != nullptr) {
-    du.verdict = ClassifyOver(t, in, *primary, du, trace_series ? user : none);
+    du.verdict = ClassifyOver(t, in, *primary, du, trace_series ? user : none, max_samples);
     if (trace_series && user.busy != nullptr) {
       du.verdict_window = user_label;
       du.verdict_window_ns = user.end_ns - user.start_ns;
@@ -305,7 +310,7 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
                                 ? std::abs(aw.start_ns - user.start_ns) + std::abs(user.end_ns - aw.end_ns)
                                 : 0;
     if (trace_series && edge_ns >= primary->period_ns) {
-      du.active_verdict = ClassifyOver(t, in, *primary, du, aw);
+      du.active_verdict = ClassifyOver(t, in, *primary, du, aw, max_samples);
       du.has_active_verdict = true;
       if (du.active_verdict.curve_class != du.verdict.curve_class &&
           du.active_verdict.curve_class != CurveClass::kInsufficientData) {
@@ -320,7 +325,7 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
     }
   }
   if (nvml != nullptr && nvml != primary) {
-    du.nvml_verdict = ClassifyOver(t, in, *nvml, du, trace_series ? user : none);
+    du.nvml_verdict = ClassifyOver(t, in, *nvml, du, trace_series ? user : none, max_samples);
     if (du.nvml_verdict.curve_class != du.verdict.curve_class || du.nvml_verdict.aliased) {
       const double mean = IsValid(du.nvml_verdict.features.mean_ratio)
                               ? du.nvml_verdict.features.mean_ratio
@@ -574,7 +579,7 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
         if (s.label == "counter") primary = &s;
       }
     }
-    Classify(t, du, out.steps, primary, nvml, active, user, user_label);
+    Classify(t, du, out.steps, primary, nvml, active, user, user_label, o.max_nvml_samples);
     out.devices.push_back(std::move(du));
   }
   out.throughput = AnalyzeThroughput(t, out.steps);

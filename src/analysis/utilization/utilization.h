@@ -41,7 +41,9 @@ struct UtilizationOptions {
   // The NVML-period series are left out past this many samples (32 MiB each):
   // 8 days of GPU window at 1/6 s. Why: their period is NVML's, so it cannot
   // grow, and one kernel with a bogus timestamp in an epoch-clock trace makes
-  // a window of decades (a year of it took 3.2 GB before this bound).
+  // a window of decades (a year of it took 3.2 GB before this bound). A series
+  // re-binned over the marked steps' span for its verdict is bounded alike
+  // (no samples, so no class, past it).
   size_t max_nvml_samples = size_t{1} << 22;
 };
 
