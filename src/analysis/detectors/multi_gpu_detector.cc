@@ -169,26 +169,16 @@ bool GridCeil(int64_t t, int64_t* out) {
   return true;
 }
 
-// ClampToI64: `v` rounded toward zero and clamped to the int64 range (NaN:
-// 0). A plain cast is undefined past the range, which per-step figures
-// averaged from a crafted summary can reach (double(INT64_MAX) is 2^63).
-int64_t ClampToI64(double v) {
-  if (!(v == v)) return 0;
-  if (v >= 9.223372036854775807e18) return std::numeric_limits<int64_t>::max();
-  if (v <= -9.223372036854775808e18) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
+// ClampToI64: `v` rounded toward zero and clamped into int64 (SatFromDouble),
+// NaN read as 0. A plain cast is undefined past the range, which per-step
+// figures averaged from a crafted summary can reach (double(INT64_MAX) is 2^63).
+int64_t ClampToI64(double v) { return IsValid(v) ? SatFromDouble(v) : 0; }
 
 // ShiftClamped: `idle` moved by `offset_ns`, each edge clamped to the int64
 // range; intervals that the clamp empties are dropped. Order is kept: the
 // shift and the clamp are both monotone.
 IntervalList ShiftClamped(IntervalList idle, int64_t offset_ns) {
-  auto shift = [offset_ns](int64_t t) {
-    int64_t out = 0;
-    if (!__builtin_add_overflow(t, offset_ns, &out)) return out;
-    return offset_ns > 0 ? std::numeric_limits<int64_t>::max()
-                         : std::numeric_limits<int64_t>::min();
-  };
+  auto shift = [offset_ns](int64_t t) { return AddSat(t, offset_ns); };
   size_t kept = 0;
   for (const Interval& iv : idle) {
     const Interval moved{shift(iv.start_ns), shift(iv.end_ns)};
