@@ -27,9 +27,9 @@ void FillInput(const model::Trace& trace, TraceAnalysis& out) {
 }
 
 // Host-side sections: the device summary and the anchor reproductions.
-void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& options,
-                         TraceAnalysis& out) {
-  out.summary = SummarizeDevices(trace, options.summary);
+void AnalyzeHostSections(const model::Trace& trace, const RunSteps& run,
+                         const AnalysisOptions& options, TraceAnalysis& out) {
+  out.summary = SummarizeDevices(trace, options.summary, run);
   if (options.compat.tbplugin) out.tbplugin = ReproduceTbPlugin(trace);
   if (options.compat.hta) out.hta = ReproduceHta(trace);
   if (options.compat.tracelens) out.tracelens = ReproduceTraceLensTimeline(trace);
@@ -41,9 +41,11 @@ void AnalyzeHostSections(const model::Trace& trace, const AnalysisOptions& optio
 TraceAnalysis AnalyzeTrace(const model::Trace& trace, const AnalysisOptions& options) {
   TraceAnalysis out;
   FillInput(trace, out);
-  AnalyzeHostSections(trace, options, out);
+  // The run's steps and phases, built once for every section (run_phases.h).
+  const RunSteps run = BuildRunSteps(trace);
+  AnalyzeHostSections(trace, run, options, out);
   // Other sections: one call each, below.
-  out.utilization = AnalyzeUtilization(trace, options.utilization);
+  out.utilization = AnalyzeUtilization(trace, options.utilization, run);
   return out;
 }
 
@@ -64,14 +66,21 @@ namespace {
 // Diagnose: the diagnosis alone, merged from per-rank digests (the same merge
 // as for .gwsum summaries). It reads the utilization sections, not the host
 // ones. `timelines`: BuildTimeline() of each trace, already built, or empty.
+// `runs`: BuildRunSteps() of each trace, or empty (then built here).
 void Diagnose(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
-              const std::vector<detectors::Timeline>& timelines, Analysis& analysis) {
+              const std::vector<detectors::Timeline>& timelines, const std::vector<RunSteps>& runs,
+              Analysis& analysis) {
   std::vector<detectors::RankDigest> digests;
   digests.reserve(traces.size());
   for (size_t i = 0; i < traces.size(); ++i) {
     const detectors::DigestOptions o = DigestOptionsOf(analysis.traces[i]);
-    digests.push_back(timelines.empty() ? detectors::DigestRank(traces[i], o)
-                                        : detectors::DigestRank(traces[i], timelines[i], o));
+    if (!timelines.empty()) {
+      digests.push_back(detectors::DigestRank(traces[i], timelines[i], o));
+    } else {
+      const RunSteps run = runs.empty() ? BuildRunSteps(traces[i]) : RunSteps();
+      digests.push_back(detectors::DigestRank(
+          traces[i], detectors::BuildTimeline(traces[i], runs.empty() ? run : runs[i]), o));
+    }
   }
   analysis.diagnosis = detectors::DiagnoseDigests(digests, options.diagnosis.scenario);
 }
@@ -102,22 +111,24 @@ bool OverlapTimelines(std::span<const model::Trace> traces) {
 void AttachDiagnosis(const std::vector<model::Trace>& traces, const AnalysisOptions& options,
                      Analysis& analysis) {
   if (traces.empty()) return;
-  Diagnose(traces, options, {}, analysis);
+  Diagnose(traces, options, {}, {}, analysis);
   analysis.profile = ProfileOf(analysis);
 }
 
 RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& options) {
   RankSummary out;
   FillInput(trace, out.analysis);
+  // The run's steps and phases, built once for every section (run_phases.h).
+  const RunSteps run = BuildRunSteps(trace);
   // The host sections on a worker, utilization and the digest (which reads
   // only utilization) here, as AnalyzeTraces does: on two cores this takes a
   // third off the analysis of a large trace.
-  std::future<void> host =
-      std::async(std::launch::async, [&] { AnalyzeHostSections(trace, options, out.analysis); });
+  std::future<void> host = std::async(
+      std::launch::async, [&] { AnalyzeHostSections(trace, run, options, out.analysis); });
   std::future<detectors::Timeline> timeline;
   if (OverlapTimelines({&trace, 1}))
-    timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace); });
-  out.analysis.utilization = AnalyzeUtilization(trace, options.utilization);
+    timeline = std::async(std::launch::async, [&] { return detectors::BuildTimeline(trace, run); });
+  out.analysis.utilization = AnalyzeUtilization(trace, options.utilization, run);
   // Past kOverlapModelBytes the timeline is built alone, for memory: after utilization
   // and the host sections, in the heap they freed. (A host section still
   // running beside the timeline added its own arrays to the timeline's peak.
@@ -126,7 +137,7 @@ RankSummary SummarizeRank(const model::Trace& trace, const AnalysisOptions& opti
   if (!timeline.valid()) host.get();
   const detectors::DigestOptions o = DigestOptionsOf(out.analysis);
   out.digest = timeline.valid() ? detectors::DigestRank(trace, timeline.get(), o)
-                                : detectors::DigestRank(trace, o);
+                                : detectors::DigestRank(trace, detectors::BuildTimeline(trace, run), o);
   if (host.valid()) host.get();
   return out;
 }
@@ -149,13 +160,17 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
   Analysis out;
   out.traces.resize(traces.size());
   for (size_t i = 0; i < traces.size(); ++i) FillInput(traces[i], out.traces[i]);
+  // The run's steps and phases of each trace, built once for every section.
+  std::vector<RunSteps> runs;
+  runs.reserve(traces.size());
+  for (const model::Trace& t : traces) runs.push_back(BuildRunSteps(t));
   // Sections are pure functions of const traces, so they run concurrently:
   // the summary and compat sections on a worker, utilization and then the
   // diagnosis (which needs the curve shapes) here. Why: on a 2-core machine
   // this halves the analysis wall time of a large trace.
   std::future<void> host = std::async(std::launch::async, [&] {
     for (size_t i = 0; i < traces.size(); ++i)
-      AnalyzeHostSections(traces[i], options, out.traces[i]);
+      AnalyzeHostSections(traces[i], runs[i], options, out.traces[i]);
   });
   // The diagnosis timelines too, on a third thread, when the traces are small
   // enough for their memory to overlap utilization's (OverlapTimelines).
@@ -164,17 +179,17 @@ Analysis AnalyzeTraces(const std::vector<model::Trace>& traces, const AnalysisOp
     timelines = std::async(std::launch::async, [&] {
       std::vector<detectors::Timeline> v;
       v.reserve(traces.size());
-      for (const model::Trace& t : traces) v.push_back(detectors::BuildTimeline(t));
+      for (size_t i = 0; i < traces.size(); ++i) v.push_back(detectors::BuildTimeline(traces[i], runs[i]));
       return v;
     });
   }
   for (size_t i = 0; i < traces.size(); ++i)
-    out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization);
+    out.traces[i].utilization = AnalyzeUtilization(traces[i], options.utilization, runs[i]);
   if (!traces.empty() && !timelines.valid()) host.get();  // as SummarizeRank
   if (!traces.empty()) {
     const std::vector<detectors::Timeline> built =
         timelines.valid() ? timelines.get() : std::vector<detectors::Timeline>();
-    Diagnose(traces, options, built, out);
+    Diagnose(traces, options, built, runs, out);
   }
   if (host.valid()) host.get();
   // The run profile reads every section, so it waits for the host sections.

@@ -36,16 +36,16 @@ TEST(NsysCurveAnchorTest, TensorIteratorElementwiseIsPinnedHigh) {
   const analysis::DeviceUtilization* d = OnlyDevice(r);
   ASSERT_NE(d, nullptr);
   Print("tensoriterator", *d);
-  // The window still holds uploads before the first kernel: the class speaks
-  // for that captured window, and the kernel-active window's is said beside it.
+  // The capture holds 2.76 s of uploads before the first kernel: set-up, left
+  // out of the loop the class describes (run_phases.h); the surface figure of
+  // the whole window keeps them.
   EXPECT_LT(d->surface_ratio.value, 0.9);
-  EXPECT_NE(d->verdict.curve_class, analysis::CurveClass::kPinnedHigh);
-  ASSERT_TRUE(d->has_active_verdict);
-  const analysis::CurveVerdict& a = d->active_verdict;
+  EXPECT_EQ(d->verdict_window, "loop");
+  EXPECT_GT(d->setup_ns, 2'000'000'000);
+  const analysis::CurveVerdict& a = d->verdict;
   EXPECT_EQ(a.curve_class, analysis::CurveClass::kPinnedHigh);
   EXPECT_GE(a.features.mean_ratio, 0.99);
   EXPECT_LT(a.features.share_below_10, 0.01);
-  EXPECT_NE(d->window_note.find("PINNED_HIGH"), std::string::npos) << d->window_note;
   // Memory-bound elementwise work: nothing says the SMs are really busy.
   EXPECT_FALSE(IsValid(a.features.real_util_ratio) &&
                a.features.real_util_ratio >= analysis::kCurveThresholds.real_high_above);
@@ -57,15 +57,13 @@ TEST(NsysCurveAnchorTest, CutlassGemmIsHealthy) {
   const analysis::DeviceUtilization* d = OnlyDevice(r);
   ASSERT_NE(d, nullptr);
   Print("cutlass", *d);
-  // 162 ms of kernels in a ~523 ms window of copies around them: the
-  // captured window is not healthy; the kernel-active window is.
+  // 162 ms of kernels in a ~523 ms window of copies around them: the uploads
+  // and copy-back are set-up and teardown; the loop itself is healthy.
   EXPECT_LT(d->surface_ratio.value, 0.5);
-  EXPECT_NE(d->verdict.curve_class, analysis::CurveClass::kHealthy);
-  ASSERT_TRUE(d->has_active_verdict);
-  EXPECT_EQ(d->active_verdict.curve_class, analysis::CurveClass::kHealthy);
-  EXPECT_GE(d->active_verdict.features.mean_ratio, 0.99);
-  EXPECT_GE(d->active_verdict.features.real_util_ratio, 0.9);
-  EXPECT_NE(d->window_note.find("HEALTHY"), std::string::npos) << d->window_note;
+  EXPECT_EQ(d->verdict_window, "loop");
+  EXPECT_EQ(d->verdict.curve_class, analysis::CurveClass::kHealthy);
+  EXPECT_GE(d->verdict.features.mean_ratio, 0.99);
+  EXPECT_GE(d->verdict.features.real_util_ratio, 0.9);
 }
 
 }  // namespace

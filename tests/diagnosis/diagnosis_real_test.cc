@@ -115,12 +115,14 @@ TEST(DiagnosisReal, NsysTensorIteratorPinnedHighMemoryBound) {
   IMPORT_NSYS_OR_SKIP(traces, "traces/nsys/zasdfgbnm-dumpster__tensoriterator/report1.sqlite");
   Diagnosis d = DiagnoseAll(traces);
   Print("nsys tensoriterator", d);
-  EXPECT_NE(FindFinding(d, "kernel_efficiency.memory_bound"), nullptr);
-  // The copy-only head and tail count in the span the user captured; while
-  // kernels run the GPU is pinned near 100%, and the WHY line says so.
+  // The copy-only head (2.76 s of uploads) is set-up: the verdict and the
+  // first finding describe the loop, pinned near 100% and memory-bound, and
+  // the set-up is one one-off finding after it.
+  EXPECT_EQ(d.curve_shape, "PINNED_HIGH") << d.top_line;
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "kernel_efficiency.memory_bound") << d.top_line;
   EXPECT_LT(d.idle_step_ratio, 0.20);
-  EXPECT_NE(d.curve_note.find("PINNED_HIGH"), std::string::npos) << d.curve_note;
-  EXPECT_NE(d.top_line.find("While kernels run"), std::string::npos) << d.top_line;
+  EXPECT_NE(d.top_line.find("of the loop"), std::string::npos) << d.top_line;
 }
 
 TEST(DiagnosisReal, NsysCutlassHealthyComputeBound) {
@@ -148,10 +150,12 @@ TEST(DiagnosisReal, NsysLlamaMostlyIdleWithSyncs) {
 TEST(DiagnosisReal, ClassNeverContradictsTheIdleShare) {
   REQUIRE_SHARED("traces");
   std::vector<std::string> paths;
-  for (const char* dir : {"traces/kineto", "traces/nsys"}) {
+  for (const char* dir : {"traces/kineto", "traces/nsys", "traces/labelled"}) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(SharedPath(dir))) {
       const std::string p = e.path().string();
-      if (p.find("_reference") != std::string::npos || p.find("/_schema") != std::string::npos) continue;
+      if (p.find("_reference") != std::string::npos || p.find("/_schema") != std::string::npos ||
+          p.ends_with("/labels.json"))
+        continue;
       const bool kineto = p.ends_with(".json") || p.ends_with(".json.gz");
       if ((kineto && p.find("result_check") == std::string::npos &&
            p.find("gpu_metrics_expected") == std::string::npos) ||
@@ -174,8 +178,13 @@ TEST(DiagnosisReal, ClassNeverContradictsTheIdleShare) {
       EXPECT_LT(d.idle_step_ratio, 0.25);
       EXPECT_GE(d.kernel_step_ratio, 0.6);
     }
+    // The seed's classes (docs/utilization.md): IDLE is a mean under about
+    // 25%; WOBBLE a middle band; busy classes never read mostly idle.
     if (c == "IDLE") {
-      EXPECT_LT(d.kernel_step_ratio, 0.2);
+      EXPECT_LT(d.kernel_step_ratio, 0.25);
+    }
+    if (c == "WOBBLE") {
+      EXPECT_GE(d.kernel_step_ratio, 0.2);
     }
     if (c == "JUMPS" || c == "WOBBLE") {
       EXPECT_LT(d.kernel_step_ratio, 0.95);

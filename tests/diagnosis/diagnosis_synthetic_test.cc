@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "analysis/analysis.h"
 #include "analysis/detectors/timeline.h"
 #include "diagnosis_test_util.h"
 #include "synth_trace.h"
@@ -110,6 +111,31 @@ TEST(DiagnosisSynthetic, MemoryBound) {
   Print("synth memory_bound", d);
   EXPECT_NE(FindFinding(d, "kernel_efficiency.memory_bound"), nullptr);
   EXPECT_EQ(FindFinding(d, "data_loading.dataloader"), nullptr);
+}
+
+// Set-up hides the loop no more: 1.5 s of weight uploads before a
+// memory-bound loop, no step markers. The class and the first finding
+// describe the loop (PINNED_HIGH, memory-bound), the set-up is one one-off
+// finding after it, and no window statement exceeds its whole.
+TEST(DiagnosisSynthetic, SetupBeforeAMemoryBoundLoop) {
+  Case c = Make(synth::Scenario::kSetupThenMemoryBound);
+  ASSERT_EQ(c.traces.size(), 1u);
+  const analysis::Analysis a = analysis::AnalyzeTraces(c.traces, {});
+  ASSERT_TRUE(a.diagnosis.has_value());
+  const Diagnosis& d = *a.diagnosis;
+  Print("synth setup_then_memory_bound", d);
+  EXPECT_EQ(d.curve_shape, "PINNED_HIGH") << d.curve_reason;
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].id, "kernel_efficiency.memory_bound");
+  const auto* one_off = FindFinding(d, "idle.one_off_gap");
+  ASSERT_NE(one_off, nullptr);
+  EXPECT_GT(Metric(*one_off, "setup_idle_ns"), 1.0e9);
+  EXPECT_LE(one_off->lost_step_ratio, 1.0);
+  // The loop's idle excludes the set-up: the GPU is busy in the loop.
+  EXPECT_LT(d.idle_step_ratio, 0.2);
+  const analysis::DeviceUtilization& du = a.traces[0].utilization.devices.at(0);
+  EXPECT_EQ(du.verdict_window, "loop");
+  EXPECT_GT(du.setup_ns, 1'400'000'000);
 }
 
 TEST(DiagnosisSynthetic, HealthyHasNoBigLoss) {

@@ -192,5 +192,45 @@ TEST(SmiCorpus, RealTableSnapshot) {
   EXPECT_EQ(t.stats.Get(model::ImportStat::malformed_table_row), 0u);
 }
 
+// Real logs read as runs (../shared/traces/labelled): a `nvidia-smi -l` log
+// whose second python process starts after a long idle stretch and then
+// trains with periodic dips; two processes that follow each other are not
+// contention. A 2-GPU CSV with an unused GPU names it first.
+TEST(SmiCorpus, LabelledLogsReadAsRuns) {
+  const std::string dir = std::string(GPUWHY_SOURCE_DIR) + "/../shared/traces/labelled";
+  const std::string slurm = dir + "/guanqun-yang__SlurmMWE/gpu_usage.log";
+  const std::string openad = dir + "/tkjunsei__OpenAD/gpu_usage.csv";
+  if (!std::filesystem::exists(slurm) || !std::filesystem::exists(openad)) {
+    std::printf("SKIPPED: ../shared/traces/labelled not present\n");
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/labelled not present";
+  }
+  auto diagnose = [](const std::string& path) {
+    Result<model::Trace> r = ImportFile(path);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::vector<model::Trace> traces;
+    traces.push_back(std::move(r).value());
+    analysis::Analysis a = analysis::AnalyzeTraces(traces, {});
+    return *a.diagnosis;
+  };
+  const analysis::detectors::Diagnosis s = diagnose(slurm);
+  ASSERT_FALSE(s.findings.empty());
+  EXPECT_EQ(s.findings.front().id, "phase.setup") << s.top_line;
+  EXPECT_NE(s.top_line.find("but set-up:"), std::string::npos) << s.top_line;
+  EXPECT_EQ(s.top_line.find("middle band"), std::string::npos) << s.top_line;
+  bool dips = false;
+  for (const analysis::detectors::Finding& f : s.findings) {
+    EXPECT_NE(f.id, "contention.other_processes") << "the two python processes never overlap";
+    if (f.id == "phase.periodic_dips") {
+      dips = true;
+      EXPECT_NEAR(analysis::detectors::MetricOf(f, "dip_period_ns"), 41.0 * kNsPerS, 3.0 * kNsPerS);
+    }
+  }
+  EXPECT_TRUE(dips);
+  const analysis::detectors::Diagnosis o = diagnose(openad);
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_EQ(o.findings.front().id, "idle.unused_gpu");
+  EXPECT_NE(o.top_line.find("GPU 1"), std::string::npos) << o.top_line;
+}
+
 }  // namespace
 }  // namespace gpuwhy::import

@@ -1,5 +1,5 @@
-// synth_smi: write a synthetic nvidia-smi full-report log with known answers.
-// usage: synth_smi CASE -o FILE [--truth]
+// synth_smi: write a synthetic nvidia-smi log (full reports, or --query-gpu CSV) with known
+// answers. usage: synth_smi CASE -o FILE [--truth]
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   if (name.empty() || out.empty() || !CaseParams(name, &p)) {
     std::cerr << "usage: synth_smi CASE -o FILE [--truth]\ncases:";
     for (const std::string& c : CaseNames()) std::cerr << ' ' << c;
+    for (const std::string& c : RunCaseNames()) std::cerr << ' ' << c;
     std::cerr << '\n';
     return 1;
   }
@@ -38,6 +39,9 @@ int main(int argc, char** argv) {
     for (size_t g = 0; g < log.truth.util_mean_ratio.size(); ++g)
       std::printf("gpu %zu util_mean %.4f proc_peak_bytes %lld\n", g, log.truth.util_mean_ratio[g],
                   static_cast<long long>(log.truth.proc_peak_bytes[g]));
+    std::printf("setup_s %lld\ndip_period_s %lld\nstraggler_gpu %d\n",
+                static_cast<long long>(log.truth.setup_s),
+                static_cast<long long>(log.truth.dip_period_s), log.truth.straggler_gpu);
   }
   return 0;
 }

@@ -86,6 +86,8 @@ size_t Total(const std::vector<size_t>& w) {
 
 struct GpuNow {
   int util = 0;  // -1: N/A (MIG)
+  int proc_mib = 0;  // 0: no process
+  int pid = 0;
   int64_t used_mib = 0;
   int64_t total_mib = 81559;
   int power_w = 70;
@@ -167,11 +169,11 @@ std::string TableReport(const SmiLogParams& p, const LayoutSpec& L, const std::v
   s += "|" + std::string(total, '=') + "|\n";
   bool any = false;
   for (size_t g = 0; g < now.size(); ++g) {
-    const int mib = p.proc_mib[g % p.proc_mib.size()];
+    const int mib = now[g].proc_mib;
     if (mib <= 0) continue;
     any = true;
     const bool mig = g == 0 && p.mig_gpu0;
-    const int pid = 4242 + static_cast<int>(g);
+    const int pid = now[g].pid;
     const char* type = corrupt_proc && g == 0 ? " " : "C";
     std::string left = L.gi_ci ? Fmt("  %3zu   %3s  %3s  %9d  %5s   python train.py --rank %zu", g,
                                      mig ? "  1" : "N/A", mig ? "  0" : "N/A", pid, type, g)
@@ -217,11 +219,12 @@ std::string QueryTextReport(const SmiLogParams& p, const LayoutSpec& L, const st
          kv(8, "Current Power Limit", Fmt("%d.00 W", n.cap_w)) + kv(8, "Max Power Limit", "700.00 W");
     s += "    Clocks\n" + kv(8, "Graphics", "1980 MHz") + kv(8, "SM", "1980 MHz") + kv(8, "Memory", "2619 MHz");
     s += "    Max Clocks\n" + kv(8, "Graphics", "1980 MHz") + kv(8, "SM", "1999 MHz") + kv(8, "Memory", "2619 MHz");
-    const int mib = p.proc_mib[g % p.proc_mib.size()];
+    const int mib = n.proc_mib;
     if (mib > 0) {
-      s += "    Processes\n" + kv(8, "GPU instance ID", "N/A") + kv(8, "Compute instance ID", "N/A") +
-           kv(8, "Process ID", std::to_string(4242 + g)) + kv(12, "Type", "C") +
-           kv(12, "Name", "python") + kv(12, "Used GPU Memory", Fmt("%d MiB", mib));
+      s += "    Processes\n" + kv(8, "GPU instance ID", "N/A") +
+           kv(8, "Compute instance ID", "N/A") + kv(8, "Process ID", std::to_string(n.pid)) +
+           kv(12, "Type", "C") + kv(12, "Name", "python") +
+           kv(12, "Used GPU Memory", Fmt("%d MiB", mib));
     } else {
       s += kv(4, "Processes", "None");
     }
@@ -256,17 +259,63 @@ std::string QueryXmlReport(const SmiLogParams& p, const LayoutSpec& L, const std
     s += "\t\t<clocks>\n\t\t\t<graphics_clock>1980 MHz</graphics_clock>\n\t\t\t<sm_clock>1980 MHz</sm_clock>\n"
          "\t\t\t<mem_clock>2619 MHz</mem_clock>\n\t\t</clocks>\n";
     s += "\t\t<max_clocks>\n\t\t\t<sm_clock>1999 MHz</sm_clock>\n\t\t</max_clocks>\n";
-    const int mib = p.proc_mib[g % p.proc_mib.size()];
+    const int mib = n.proc_mib;
     s += "\t\t<processes>\n";
     if (mib > 0)
-      s += Fmt("\t\t\t<process_info>\n\t\t\t\t<gpu_instance_id>N/A</gpu_instance_id>\n"
-               "\t\t\t\t<pid>%zu</pid>\n\t\t\t\t<type>C</type>\n"
-               "\t\t\t\t<process_name>python train.py &amp; eval</process_name>\n"
-               "\t\t\t\t<used_memory>%d MiB</used_memory>\n\t\t\t</process_info>\n",
-               4242 + g, mib);
+      s +=
+          Fmt("\t\t\t<process_info>\n\t\t\t\t<gpu_instance_id>N/A</gpu_instance_id>\n"
+              "\t\t\t\t<pid>%d</pid>\n\t\t\t\t<type>C</type>\n"
+              "\t\t\t\t<process_name>python train.py &amp; eval</process_name>\n"
+              "\t\t\t\t<used_memory>%d MiB</used_memory>\n\t\t\t</process_info>\n",
+              n.pid, mib);
     s += "\t\t</processes>\n\t</gpu>\n";
   }
   return s + "</nvidia_smi_log>\n";
+}
+
+// CsvHeader / CsvReport: `nvidia-smi --query-gpu=timestamp,[index,]name,
+// utilization.gpu,memory.used,memory.total,power.draw,power.limit --format=csv`.
+std::string CsvHeader(const SmiLogParams& p) {
+  return std::string("timestamp, ") + (p.csv_index ? "index, " : "") +
+         "name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W], "
+         "power.limit [W]\n";
+}
+
+std::string CsvReport(const SmiLogParams& p, const std::vector<GpuNow>& now, int64_t ts_ms) {
+  std::string s;
+  for (size_t g = 0; g < now.size(); ++g) {
+    const GpuNow& n = now[g];
+    // Each GPU's row is stamped about 1 ms after the previous one's, as nvidia-smi does.
+    const int64_t ms = ts_ms + static_cast<int64_t>(g);
+    std::time_t t = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[64];
+    std::strftime(b, sizeof b, "%Y/%m/%d %H:%M:%S", &tm);
+    s += Fmt("%s.%03d, ", b, static_cast<int>(ms % 1000));
+    if (p.csv_index) s += Fmt("%zu, ", g);
+    s += Fmt("%s, %d %%, %lld MiB, %lld MiB, %d.00 W, %d.00 W\n",
+             p.names[g % p.names.size()].c_str(), n.util, static_cast<long long>(n.used_mib),
+             static_cast<long long>(n.total_mib), n.power_w, n.cap_w);
+  }
+  return s;
+}
+
+// StretchAt: GPU g's stretch for report r (null without a schedule); `first`
+// / `last`: r is the stretch's first / last report.
+const Stretch* StretchAt(const SmiLogParams& p, size_t g, int r, bool* first, bool* last) {
+  if (g >= p.schedule.size() || p.schedule[g].empty()) return nullptr;
+  int at = 0;
+  for (const Stretch& s : p.schedule[g]) {
+    if (r < at + s.reports) {
+      *first = r == at;
+      *last = r == at + s.reports - 1;
+      return &s;
+    }
+    at += s.reports;
+  }
+  *first = *last = false;
+  return &p.schedule[g].back();
 }
 
 }  // namespace
@@ -283,11 +332,20 @@ SmiLog Generate(const SmiLogParams& p) {
     std::vector<GpuNow> now(gpus);
     for (size_t g = 0; g < gpus; ++g) {
       GpuNow& x = now[g];
-      int u = p.util_pct[g] + (p.wobble > 0 ? rng.Next(2 * p.wobble + 1) - p.wobble : 0);
+      bool first = false, last_of = false;
+      const Stretch* st = StretchAt(p, g, r, &first, &last_of);
+      const int base = st != nullptr ? st->util_pct : p.util_pct[g % p.util_pct.size()];
+      int u = base + (p.wobble > 0 ? rng.Next(2 * p.wobble + 1) - p.wobble : 0);
+      if (p.dip_every > 0 && base >= 50 && r % p.dip_every == 0 && !first && !last_of)
+        u = p.dip_util_pct;
       x.util = std::clamp(u, 0, 100);
-      const int mib = p.proc_mib[g % p.proc_mib.size()];
+      const int mib = st != nullptr ? st->proc_mib : p.proc_mib[g % p.proc_mib.size()];
+      x.proc_mib = mib > 0 ? mib : 0;
+      x.pid = st != nullptr && st->pid > 0 ? st->pid : 4242 + static_cast<int>(g);
       x.used_mib = (mib > 0 ? mib : 0) + 4;
       x.power_w = 70 + x.util * 6;
+      const int pp = g < p.power_pct.size() ? p.power_pct[g] : -1;
+      if (pp >= 0 && x.util > 0) x.power_w = x.cap_w * pp / 100;
       x.temp = 30 + x.util / 5;
       x.pstate = x.util > 0 ? 0 : 8;
       if (g == 0 && p.mig_gpu0 && p.format == Format::kTable) {
@@ -300,8 +358,15 @@ SmiLog Generate(const SmiLogParams& p) {
     const bool corrupt_gpu0 = p.corrupt && r == 3;
     const bool corrupt_proc = p.corrupt && r == 5;
     const int64_t ts = p.start_epoch_s + static_cast<int64_t>(r) * p.period_s;
+    const int64_t ts_ms =
+        p.start_epoch_s * 1000 +
+        static_cast<int64_t>(r) * (p.period_ms > 0 ? p.period_ms : p.period_s * 1000);
     std::string rep;
+    if (p.format == Format::kQueryCsv && r == 0) out.text += CsvHeader(p);
     switch (p.format) {
+      case Format::kQueryCsv:
+        rep = CsvReport(p, now, ts_ms);
+        break;
       case Format::kTable: rep = TableReport(p, L, now, ts, corrupt_gpu0, corrupt_proc); break;
       case Format::kQueryText: rep = QueryTextReport(p, L, now, ts); break;
       case Format::kQueryXml: rep = QueryXmlReport(p, L, now, ts); break;
@@ -318,15 +383,38 @@ SmiLog Generate(const SmiLogParams& p) {
     out.text += rep;
     ++out.truth.reports;
     for (size_t g = 0; g < gpus; ++g) {
-      const int mib = p.proc_mib[g % p.proc_mib.size()];
+      const int mib = now[g].proc_mib;
       if (mib > 0 && !(corrupt_proc && g == 0))
-        out.truth.proc_peak_bytes[g] = static_cast<int64_t>(mib) * kMiB;
+        out.truth.proc_peak_bytes[g] =
+            std::max(out.truth.proc_peak_bytes[g], static_cast<int64_t>(mib) * kMiB);
       if (now[g].util < 0 || (corrupt_gpu0 && g == 0)) continue;
       sum[g] += now[g].util;
       ++n[g];
     }
   }
   if (p.corrupt) out.truth.malformed_rows = 2;
+  // Run truths. Set-up: GPU 0's idle stretches (< 10%) just before its
+  // longest busy one (>= 50%).
+  const int64_t period_ms = p.period_ms > 0 ? p.period_ms : p.period_s * 1000;
+  if (!p.schedule.empty() && !p.schedule[0].empty()) {
+    const std::vector<Stretch>& sch = p.schedule[0];
+    size_t longest = sch.size();
+    for (size_t i = 0; i < sch.size(); ++i)
+      if (sch[i].util_pct >= 50 && (longest == sch.size() || sch[i].reports > sch[longest].reports))
+        longest = i;
+    for (size_t i = longest; i < sch.size() && i > 0 && sch[i - 1].util_pct < 10; --i)
+      out.truth.setup_s += sch[i - 1].reports * period_ms / 1000;
+  }
+  if (p.dip_every > 0) out.truth.dip_period_s = p.dip_every * period_ms / 1000;
+  // Straggler: one GPU at normal power while every other one is busy at <= 40%.
+  int normal = -1, low = 0;
+  for (size_t g = 0; g < p.power_pct.size() && g < gpus; ++g) {
+    if (p.power_pct[g] >= 0 && p.power_pct[g] <= 40 && p.util_pct[g % p.util_pct.size()] >= 90)
+      ++low;
+    else
+      normal = normal == -1 ? static_cast<int>(g) : -2;
+  }
+  if (normal >= 0 && low + 1 == static_cast<int>(gpus)) out.truth.straggler_gpu = normal;
   for (size_t g = 0; g < gpus; ++g)
     out.truth.util_mean_ratio.push_back(n[g] > 0 ? sum[g] / n[g] / 100.0 : std::nan(""));
   return out;
@@ -337,9 +425,51 @@ std::vector<std::string> CaseNames() {
           "table_nobanner", "table_corrupt", "two_gpu_idle", "imbalance", "q_text", "q_xml"};
 }
 
+std::vector<std::string> RunCaseNames() {
+  return {"csv_straggler_8gpu", "setup_memory_held", "sequential_processes", "periodic_dips"};
+}
+
 bool CaseParams(std::string_view name, SmiLogParams* p) {
   *p = SmiLogParams();
-  if (name == "table_r418") {
+  if (name == "csv_straggler_8gpu") {
+    // 8 GPUs, no index column: rows come 8 per tick. GPU 5 straggles at 55%
+    // (its host is slow); the other 7 read 99% at 22% of the power limit,
+    // spinning in the all-reduce that waits for it.
+    p->format = Format::kQueryCsv;
+    p->csv_index = false;
+    p->reports = 120;
+    p->period_s = 1;
+    p->wobble = 1;
+    p->util_pct = {99, 99, 99, 99, 99, 55, 99, 99};
+    p->power_pct = {22, 22, 22, 22, 22, 60, 22, 22};
+    p->proc_mib = {40000};
+    p->names = {"NVIDIA H100 80GB HBM3"};
+  } else if (name == "setup_memory_held") {
+    // 5 min of set-up (a process holds 30 GB at 0%: loading), then 25 min of
+    // work at 95%, sampled every 10 s.
+    p->layout = Layout::kR550;
+    p->reports = 180;
+    p->period_s = 10;
+    p->wobble = 2;
+    p->schedule = {{{30, 0, 30000, 5150}, {150, 95, 30000, 5150}}};
+  } else if (name == "sequential_processes") {
+    // Two python processes that follow each other on one GPU: a short
+    // preprocessing job, 1 min idle with no process, then the training job.
+    p->layout = Layout::kR535;
+    p->reports = 120;
+    p->period_s = 5;
+    p->wobble = 2;
+    p->schedule = {{{20, 80, 8000, 7001}, {12, 0, 0, 0}, {88, 96, 24000, 7002}}};
+  } else if (name == "periodic_dips") {
+    // Training at 97% with a 1-sample dip to 3% every 40 samples (evaluation
+    // or a checkpoint every 40 s), sampled every second.
+    p->layout = Layout::kR550;
+    p->reports = 400;
+    p->period_s = 1;
+    p->wobble = 2;
+    p->dip_every = 40;
+    p->schedule = {{{400, 97, 20000, 6100}}};
+  } else if (name == "table_r418") {
     p->layout = Layout::kR418;
     p->names = {"Tesla V100-SXM2-32GB"};
     p->util_pct = {60};

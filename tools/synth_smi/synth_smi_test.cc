@@ -1,5 +1,6 @@
 // Known-answer tests: every synth_smi case through ImportFile (sniffing
-// included); GPU-Util means, periods, processes and counters match the truth.
+// included); GPU-Util means, periods, processes and counters match the truth;
+// the run cases' diagnoses name the straggler, the set-up and the dip period.
 #include "synth_smi.h"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,63 @@ TEST_P(SmiCases, ImportMatchesTruth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, SmiCases, ::testing::ValuesIn(CaseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// Run cases: the log read as a run. Known answers: the devices (8 GPUs in a
+// CSV without an index column), the straggler, the set-up phase, the dip
+// period, and no contention from processes that follow each other.
+class SmiRunCases : public ::testing::TestWithParam<std::string> {};
+
+const analysis::detectors::Finding* FindingOf(const analysis::detectors::Diagnosis& d,
+                                              std::string_view id) {
+  for (const auto& f : d.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST_P(SmiRunCases, DiagnosisMatchesTruth) {
+  const std::string name = GetParam();
+  SmiLog log;
+  Result<model::Trace> r = ImportCase(name, &log);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const model::Trace& t = r.value();
+  const SmiTruth& truth = log.truth;
+  ASSERT_EQ(t.devices.size(), truth.util_mean_ratio.size()) << name;
+  for (size_t g = 0; g < truth.util_mean_ratio.size(); ++g) {
+    const auto* u = Find(t, CounterKind::kGpuUtil, static_cast<int32_t>(g));
+    ASSERT_NE(u, nullptr) << name << " gpu " << g;
+    EXPECT_EQ(u->value.size(), static_cast<size_t>(truth.reports)) << name << " gpu " << g;
+    EXPECT_NEAR(Mean(*u), truth.util_mean_ratio[g], 1e-9) << name << " gpu " << g;
+  }
+  EXPECT_EQ(t.stats.Get(ImportStat::garbage_row), 0u) << name;
+  const analysis::detectors::Diagnosis d = analysis::detectors::Diagnose({&t}, {});
+  ASSERT_FALSE(d.findings.empty()) << name;
+  const auto& top = d.findings.front();
+  if (truth.straggler_gpu >= 0) {
+    EXPECT_EQ(top.id, "imbalance.straggler") << d.top_line;
+    EXPECT_EQ(top.device_id, truth.straggler_gpu);
+    EXPECT_NE(d.top_line.find("GPU " + std::to_string(truth.straggler_gpu) + " straggles"),
+              std::string::npos)
+        << d.top_line;
+  }
+  if (truth.setup_s > 0) {
+    EXPECT_EQ(top.id, "phase.setup") << d.top_line;
+    EXPECT_DOUBLE_EQ(analysis::detectors::MetricOf(top, "setup_ns"),
+                     static_cast<double>(truth.setup_s) * kNsPerS);
+    EXPECT_NE(d.top_line.find("but set-up:"), std::string::npos) << d.top_line;
+  } else {
+    EXPECT_EQ(FindingOf(d, "phase.setup"), nullptr) << name;
+  }
+  if (truth.dip_period_s > 0) {
+    const auto* dips = FindingOf(d, "phase.periodic_dips");
+    ASSERT_NE(dips, nullptr) << name;
+    EXPECT_DOUBLE_EQ(analysis::detectors::MetricOf(*dips, "dip_period_ns"),
+                     static_cast<double>(truth.dip_period_s) * kNsPerS);
+  }
+  EXPECT_EQ(FindingOf(d, "contention.other_processes") != nullptr, truth.processes_overlap) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SmiRunCases, ::testing::ValuesIn(RunCaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(SmiTable, MigGpuKeepsMemoryButNoUtil) {

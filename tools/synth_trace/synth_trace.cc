@@ -38,6 +38,7 @@ class Rng {
 
 enum class Role {
   kStep, kGpuStep, kDataLoader, kCpuOp, kRuntime, kKernel, kMemcpy, kMemset, kAnnotation,
+  kPython,  // python_function (with_stack=True)
 };
 
 // Event: one complete (X) event before formatting; times relative to base.
@@ -75,6 +76,15 @@ class Builder {
   std::vector<Event> Run() {
     int64_t host = p_.start_offset_ns;
     gpu_free_ = host;
+    if (p_.setup_copies > 0) {
+      // Set-up: weight uploads spread over setup_ns, no kernel among them.
+      const int64_t t0 = host, every = p_.setup_ns / p_.setup_copies;
+      for (int i = 0; i < p_.setup_copies; ++i) {
+        host = std::max(host, t0 + i * every);
+        host = Copy(host, /*h2d=*/true, p_.setup_copy_bytes, /*sync=*/false);
+      }
+      host = std::max(host, t0 + p_.setup_ns);
+    }
     for (int s = 1; s <= p_.steps; ++s) {
       int64_t step_start = host;
       // Back-pressure: the step waits (untraced Python time) while the GPU is
@@ -90,6 +100,7 @@ class Builder {
       if (p_.host_work_ns > 0 && (p_.host_work_step == 0 || p_.host_work_step == s))
         host = HostWork(host);
       if (p_.h2d_bytes > 0) host = Copy(host, /*h2d=*/true, p_.h2d_bytes, p_.h2d_pageable);
+      if (p_.host_hold_ns > 0) host = Hold(host, s);
       for (int k = 0; k < p_.kernels_per_step; ++k) {
         int64_t dur = rng_.Uniform(p_.kernel_min_ns, p_.kernel_max_ns);
         if (p_.kernel_mix.empty()) {
@@ -114,6 +125,10 @@ class Builder {
       if (p_.item_sync) host = Copy(host, /*h2d=*/false, 4, /*sync=*/true);
       Event step{Role::kStep, fmt::format("ProfilerStep#{}", s), step_start, host};
       step.step = s;
+      if (!p_.step_markers) {
+        host += p_.step_gap_ns;
+        continue;
+      }
       Add(step);
       // GPU-side projection of the step (Kineto gpu_user_annotation).
       int64_t g0 = -1, g1 = -1;
@@ -148,6 +163,109 @@ class Builder {
       Add(cpu);
     }
     return end + 2000;
+  }
+
+  // Hold: the host phase of the gap-holder scenarios in step `s`
+  // (ScenarioParams::host_hold_step; other steps get their short form).
+  int64_t Hold(int64_t host, int s) {
+    const bool here = p_.host_hold_step == 0 || p_.host_hold_step == s;
+    const int64_t hold = p_.host_hold_ns;
+    auto add = [&](Role role, std::string name, int64_t a, int64_t b) {
+      Event e{role, std::move(name), a, b};
+      if (role == Role::kCpuOp) e.external_id = ++external_;
+      Add(std::move(e));
+    };
+    auto sync_until_drained = [&](int64_t h) {
+      // A cudaStreamSynchronize that returns 2 µs after the GPU drains.
+      const int64_t s1 = std::max(h + 3000, gpu_free_ + 2000);
+      Event st{Role::kRuntime, "cudaStreamSynchronize", h, s1, ++correlation_, -1};
+      st.cbid = 131;
+      Add(st);
+      return s1 + 1000;
+    };
+    switch (p_.scenario) {
+      case Scenario::kBlockingCopyInOp: {
+        if (!here) return host;
+        // The GPU drains first; then, inside an op, a kernel is launched and a
+        // blocking copy holds the host for `hold`: the queued kernel starts
+        // only after the copy (the legacy default stream serializes them).
+        host = std::max(host, gpu_free_ + 20000);
+        const int64_t end = host + hold + 60000;
+        add(Role::kPython, "sglang/srt/model_executor/forward_batch_info.py(443): init_new", host,
+            end);
+        add(Role::kCpuOp, "aten::to", host + 2000, end - 2000);
+        add(Role::kCpuOp, "aten::_to_copy", host + 3000, end - 3000);
+        add(Role::kCpuOp, "aten::copy_", host + 4000, end - 4000);
+        const int64_t ext = external_;
+        const int64_t corr_k = ++correlation_;
+        Event rt{Role::kRuntime, "cudaLaunchKernel", host + 6000, host + 10000, corr_k, ext};
+        rt.cbid = 211;
+        Add(rt);
+        const int64_t c0 = host + 12000, c1 = c0 + hold;
+        const int64_t corr_c = ++correlation_;
+        Event mc_rt{Role::kRuntime, "cudaMemcpy", c0, c1 + 3000, corr_c, ext};
+        mc_rt.cbid = 31;
+        Add(mc_rt);
+        Event mc{Role::kMemcpy, "Memcpy HtoD (Pageable -> Device)", c1 - 10000, c1, corr_c, ext};
+        mc.bytes = 1 << 20;
+        Add(mc);
+        // The step's own kernel: no name first seen after warm-up.
+        Event k{Role::kKernel, p_.kernel_name, c1, c1 + 50000, corr_k, ext, kComputeStream};
+        k.grid_x = p_.grid_x;
+        k.block_x = p_.block_x;
+        k.registers = p_.registers;
+        k.shared_mem = p_.shared_mem_bytes;
+        Add(k);
+        gpu_free_ = c1 + 50000;
+        return end + 2000;
+      }
+      case Scenario::kFirstCallOp: {
+        // The first aten::cudnn_convolution spends `hold` on the CPU (cuDNN
+        // benchmarking its algorithms) before it launches; later ones are quick.
+        const int64_t len = here ? hold : p_.launch_cost_ns;
+        const int64_t end = host + len;
+        add(Role::kCpuOp, "aten::conv2d", host, end + 1000);
+        add(Role::kCpuOp, "aten::cudnn_convolution", host + 500, end);
+        const int64_t corr = ++correlation_;
+        Event rt{Role::kRuntime, "cudaLaunchKernel", end - 5000, end - 1000, corr, external_};
+        rt.cbid = 211;
+        Add(rt);
+        const int64_t k0 = std::max(gpu_free_, end - 1000 + p_.launch_latency_ns);
+        Event k{Role::kKernel, "void cudnn::cnn::conv2d_grouped_direct_kernel<float>(float*)", k0,
+                k0 + 200000, corr, external_, kComputeStream};
+        k.grid_x = p_.grid_x;
+        k.block_x = p_.block_x;
+        k.registers = 64;
+        Add(k);
+        gpu_free_ = k0 + 200000;
+        return end + 2000;
+      }
+      case Scenario::kCompileWarmup: {
+        if (!here) return host;
+        // The sync returns microseconds after the GPU drained; torch.compile
+        // then compiles for `hold` before the step launches anything.
+        host = sync_until_drained(host);
+        const int64_t end = host + hold;
+        add(Role::kAnnotation, "compile_fx.<locals>.fw_compiler_base (dynamo_timed)", host, end);
+        add(Role::kPython, "torch/_inductor/codecache.py(2110): load_by_key_path", host + 1000,
+            host + hold / 2);
+        add(Role::kCpuOp, "aten::empty_strided", host + hold / 2 + 1000, host + hold / 2 + 9000);
+        add(Role::kPython, "torch/_inductor/select_algorithm.py(1500): autotune_select_algorithm",
+            host + hold / 2 + 10000, end - 1000);
+        return end + 2000;
+      }
+      case Scenario::kSyncThenHostWork: {
+        if (!here) return host;
+        // Each step: the sync waits for the GPU, then a Python function that
+        // launches nothing runs for `hold` (logging, metrics on the CPU).
+        host = sync_until_drained(host);
+        add(Role::kPython, "train.py(88): log_metrics", host, host + hold);
+        return host + hold + 2000;
+      }
+      default:
+        break;
+    }
+    return host;
   }
 
   // Launch: a cpu_op with a cudaLaunchKernel inside and its kernel.
@@ -353,6 +471,10 @@ class Formatter {
         x(p_.legacy ? "Operator" : "user_annotation", host_pid, HostTid());
         o += fmt::format("\"{}\": {}", Ext(), 2000000 + e.start_ns % 1000000);
         break;
+      case Role::kPython:
+        x(p_.legacy ? "Operator" : "python_function", host_pid, HostTid());
+        o += fmt::format("\"Python id\": {}", e.start_ns % 1000000);
+        break;
       case Role::kCpuOp:
         x(p_.legacy ? "Operator" : "cpu_op", host_pid, HostTid());
         o += fmt::format("\"{}\": {}", Ext(), e.external_id);
@@ -369,7 +491,8 @@ class Formatter {
         x(p_.legacy ? "Kernel" : "kernel", "0", Tid(e.stream));
         double bps = static_cast<double>(e.grid_x) / kSmCount;
         double wps = bps * e.block_x / 32.0;
-        double occ = std::min(1.0, bps) * e.block_x / kMaxThreadsPerSm;
+        double occ = std::min(1.0, std::min<double>(p_.occupancy_blocks_limit, bps) * e.block_x /
+                                       kMaxThreadsPerSm);
         o += fmt::format(
             "\"{}\": {}, \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": {}, "
             "\"correlation\": {}, \"registers per thread\": {}, \"shared memory\": {}, "
@@ -437,6 +560,13 @@ std::string_view ScenarioName(Scenario s) {
     case Scenario::kHipBlockingCopy: return "hip_blocking_copy";
     case Scenario::kVendorKernels: return "vendor_kernels";
     case Scenario::kGemmShapes: return "gemm_shapes";
+    case Scenario::kOneBlockKernel: return "one_block_kernel";
+    case Scenario::kTinyBlocks: return "tiny_blocks";
+    case Scenario::kBlockingCopyInOp: return "blocking_copy_in_op";
+    case Scenario::kFirstCallOp: return "first_call_op";
+    case Scenario::kCompileWarmup: return "compile_warmup";
+    case Scenario::kSyncThenHostWork: return "sync_then_host_work";
+    case Scenario::kSetupThenMemoryBound: return "setup_then_memory_bound";
   }
   return "unknown";
 }
@@ -446,7 +576,9 @@ std::vector<Scenario> AllScenarios() {
           Scenario::kFragmented, Scenario::kPageableH2d,     Scenario::kMemoryBound,
           Scenario::kMultiRank,  Scenario::kHostBusy,        Scenario::kLaunchCadence,
           Scenario::kOneOffGap,  Scenario::kHipBlockingCopy, Scenario::kVendorKernels,
-          Scenario::kGemmShapes};
+          Scenario::kGemmShapes, Scenario::kOneBlockKernel, Scenario::kTinyBlocks,
+          Scenario::kBlockingCopyInOp, Scenario::kFirstCallOp, Scenario::kCompileWarmup,
+          Scenario::kSyncThenHostWork, Scenario::kSetupThenMemoryBound};
 }
 
 Result<Scenario> ParseScenario(std::string_view name) {
@@ -492,6 +624,14 @@ ScenarioParams DefaultParams(Scenario s) {
       p.h2d_pageable = true;
       p.h2d_gbps = 3.0;
       break;
+    case Scenario::kSetupThenMemoryBound:
+      // A whole-program capture: model loading, then the memory-bound loop.
+      p.step_markers = false;
+      p.steps = 20;
+      p.h2d_bytes = 0;
+      p.setup_copies = 500;
+      p.setup_ns = 1500 * kNsPerMs;
+      [[fallthrough]];
     case Scenario::kMemoryBound:
       p.kernels_per_step = 8;
       p.kernel_min_ns = 2000000;
@@ -548,6 +688,45 @@ ScenarioParams DefaultParams(Scenario s) {
       p.kernels_per_step = static_cast<int>(p.kernel_mix.size());
       p.h2d_bytes = 0;
       p.memset_bytes = 0;
+      break;
+    case Scenario::kOneBlockKernel:
+      // A serial loop written as one block of one warp: the GPU reads busy,
+      // 1 of 132 SMs has work (SM fill 0.76%).
+      p.kernel_name = "void serial_update_kernel(float*, float const*, int)";
+      p.grid_x = 1;
+      p.block_x = 32;
+      p.registers = 32;
+      p.shared_mem_bytes = 0;
+      p.occupancy_blocks_limit = 32;  // sm_90: 32 resident blocks per SM
+      break;
+    case Scenario::kBlockingCopyInOp:
+      p.steps = 6;
+      p.host_hold_step = 3;
+      p.host_hold_ns = 300 * kNsPerMs;
+      break;
+    case Scenario::kFirstCallOp:
+      p.steps = 6;
+      p.host_hold_step = 1;
+      p.host_hold_ns = 400 * kNsPerMs;
+      break;
+    case Scenario::kCompileWarmup:
+      p.steps = 6;
+      p.host_hold_step = 2;
+      p.host_hold_ns = 800 * kNsPerMs;
+      break;
+    case Scenario::kSyncThenHostWork:
+      p.host_hold_step = 0;
+      p.host_hold_ns = 15 * kNsPerMs;
+      break;
+    case Scenario::kTinyBlocks:
+      // 64 blocks per SM, 16 threads each: at most 32 blocks reside (sm_90),
+      // 512 of 2048 thread slots: est. occupancy 25%, half of each warp idle.
+      p.kernel_name = "void scale_rows_kernel(float*, float const*, int)";
+      p.grid_x = 132 * 64;
+      p.block_x = 16;
+      p.registers = 32;
+      p.shared_mem_bytes = 0;
+      p.occupancy_blocks_limit = 32;
       break;
   }
   return p;

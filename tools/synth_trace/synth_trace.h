@@ -46,6 +46,14 @@ enum class Scenario {
   kHipBlockingCopy,  // ROCm names: hipLaunchKernel, a blocking hipMemcpyWithStream per step
   kVendorKernels,    // kernel_mix: DeepEP / custom all-reduce + Tensile / CK names
   kGemmShapes,       // recorded shapes: 4 bf16 GEMMs at 60% of the H100 roof, 1 (K=1020) at 10%
+  kOneBlockKernel,   // a 1-block, 32-thread kernel back to back: GPU-Util ~100%, SM fill 1/132
+  kTinyBlocks,       // full grids of 16-thread blocks: every SM has work, est. occupancy 25%
+  // What held a GPU gap (issue 39 §2); host_hold_step says where:
+  kBlockingCopyInOp,  // step 3: an op launches a kernel, then blocks 300 ms in cudaMemcpy
+  kFirstCallOp,       // step 1: the first aten::cudnn_convolution runs 400 ms on the CPU
+  kCompileWarmup,     // step 2: a µs cudaStreamSynchronize, then 800 ms of torch.compile
+  kSyncThenHostWork,  // every step: a sync, then 15 ms of a Python frame that launches nothing
+  kSetupThenMemoryBound,  // no step markers: 1.5 s of weight uploads, then a memory-bound loop
 };
 
 // ScenarioName / ParseScenario: "healthy", "dataloader_stall", ...
@@ -108,6 +116,9 @@ struct ScenarioParams {
   int64_t kernel_max_ns = 600000;
   std::string kernel_name = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64";
   int32_t grid_x = 264, block_x = 256, registers = 168, shared_mem_bytes = 98304;
+  // The written "est. achieved occupancy %" is min(this, blocks/SM) x
+  // threads/block / 2048 (Kineto's rule with this many resident blocks per SM).
+  int32_t occupancy_blocks_limit = 1;
   // kernel_mix: when not empty, launch k of a step runs kernel_mix[k % size]
   // instead of kernel_name; communication kernels go to the comm stream (13).
   std::vector<SynthKernel> kernel_mix;
@@ -126,10 +137,24 @@ struct ScenarioParams {
   int host_work_step = 0;             // 0: every step; N: only step N (one-off)
   std::string host_work_name = "preprocess";
   std::vector<std::string> host_work_ops = {"aten::div", "aten::sub", "aten::resize_"};
+  // step_markers: false writes no ProfilerStep#N ranges (a whole-program
+  // capture, as nsys takes); the steps still run as above.
+  bool step_markers = true;
+  // Set-up before the first step: `setup_copies` pinned HtoD uploads of
+  // `setup_copy_bytes` each, spread over `setup_ns` (model loading), with no
+  // kernel among them (0: none).
+  int setup_copies = 0;
+  int64_t setup_ns = 0;
+  int64_t setup_copy_bytes = 1 << 20;
   // Runtime naming: "cuda" (cudaLaunchKernel/cudaMemcpyAsync, cbids) or "hip"
   // (hipLaunchKernel, hipMemcpyWithStream for blocking copies, no cbids, an
   // AMD device), as ROCm Kineto traces label HIP calls.
   std::string runtime = "cuda";
+
+  // The host phase of the kBlockingCopyInOp .. kSyncThenHostWork scenarios:
+  // the step it runs in (0: every step) and its length.
+  int host_hold_step = 0;
+  int64_t host_hold_ns = 0;
 };
 
 // DefaultParams: the documented parameters of a scenario.

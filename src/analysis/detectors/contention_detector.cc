@@ -1,5 +1,6 @@
 #include "analysis/detectors/contention_detector.h"
 
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@ std::vector<Finding> DetectContention(const DetectorInput& in) {
     std::string name;
     int64_t mem = kMissingI64;
     bool mps = false;
+    int64_t first = kMissingI64, last = kMissingI64;  // lifetime seen on the device
   };
   std::map<int32_t, std::map<int32_t, Other>> by_dev;  // device → pid → info
   for (size_t i = 0; i < p.size(); ++i) {
@@ -31,13 +33,31 @@ std::vector<Finding> DetectContention(const DetectorInput& in) {
     o.mps = o.name.find("nvidia-cuda-mps") != std::string::npos;
     if (IsValid(p.used_memory_bytes[i]))
       o.mem = IsValid(o.mem) ? std::max(o.mem, p.used_memory_bytes[i]) : p.used_memory_bytes[i];
+    if (IsValid(p.first_seen_ns[i]))
+      o.first = IsValid(o.first) ? std::min(o.first, p.first_seen_ns[i]) : p.first_seen_ns[i];
+    if (IsValid(p.last_seen_ns[i]))
+      o.last = IsValid(o.last) ? std::max(o.last, p.last_seen_ns[i]) : p.last_seen_ns[i];
   }
+  // Overlap: two of `others` were alive at once. Processes whose lifetimes
+  // follow each other are phases of one job, not neighbours; without times
+  // they may have overlapped.
+  auto overlap = [](const std::map<int32_t, Other>& others) {
+    for (auto a = others.begin(); a != others.end(); ++a)
+      for (auto b = std::next(a); b != others.end(); ++b) {
+        const Other& x = a->second;
+        const Other& y = b->second;
+        if (!IsValid(x.first) || !IsValid(x.last) || !IsValid(y.first) || !IsValid(y.last))
+          return true;
+        if (x.first <= y.last && y.first <= x.last) return true;
+      }
+    return false;
+  };
   // A log with no events of its own (nvidia-smi table, pmon, -q) cannot tell
   // the job's process from the others: one process per GPU is the job, and
-  // sharing needs two or more.
+  // sharing needs two or more whose lifetimes overlap.
   const bool log_only = t.processes.empty() && t.event_count() == 0;
   for (const auto& [dev, others] : by_dev) {
-    if (log_only && others.size() < 2) continue;
+    if (log_only && (others.size() < 2 || !overlap(others))) continue;
     Finding f;
     f.id = "contention.other_processes";
     f.category = Category::kContention;

@@ -4,7 +4,10 @@
 //
 // Contract: DetectContention() returns one "contention.other_processes" per
 // device that other (non-profiled) processes used during the trace. A single
-// process's trace cannot measure time-slicing, so time lost is missing.
+// process's trace cannot measure time-slicing, so time lost is missing. A log
+// without events of its own (nvidia-smi, pmon) needs two processes on the GPU
+// whose lifetimes overlap: processes that follow each other are phases of one
+// job.
 #pragma once
 
 #include <vector>

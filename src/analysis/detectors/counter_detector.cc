@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/detectors/counter_phases.h"
 #include "analysis/utilization/utilization.h"
 
 namespace gpuwhy::analysis::detectors {
@@ -56,9 +57,11 @@ std::string SamplingPhrase(int64_t period_ns) {
 
 SampledShape ShapeOf(const SampledDeviceStats& st) {
   if (!IsValid(st.under_10_ratio)) return SampledShape::kUnknown;
+  if (st.over_90_ratio >= 0.5 && st.under_10_ratio < 0.25) return SampledShape::kMostlyBusy;
   if (st.under_10_ratio >= 0.15 && st.over_90_ratio >= 0.15) return SampledShape::kBursts;
   if (st.under_10_ratio >= 0.5) return SampledShape::kMostlyIdle;
-  return SampledShape::kMiddleBand;
+  if (1.0 - st.under_10_ratio - st.over_90_ratio >= 0.5) return SampledShape::kMiddleBand;
+  return SampledShape::kSpread;
 }
 
 std::string_view ShapePhrase(SampledShape s) {
@@ -70,9 +73,22 @@ std::string_view ShapePhrase(SampledShape s) {
       return "bursts between idle stretches: a host-side wait (syncs, data loading, copies)";
     case SampledShape::kMiddleBand:
       return "a middle band: typical of many short kernels with launch gaps, or a slow host";
+    case SampledShape::kMostlyBusy:
+      return "mostly near 100%, with idle stretches between: the idle is in those stretches, "
+             "not spread through the work";
+    case SampledShape::kSpread:
+      return "spread from idle to busy: no single band";
     case SampledShape::kUnknown: break;
   }
   return "shape unknown";
+}
+
+bool IsBusyNotWork(double util_ratio, double power_limit_ratio, double sm_clock_mhz,
+                   double max_sm_clock_mhz) {
+  if (!IsValid(util_ratio) || util_ratio < 0.90) return false;
+  if (IsValid(power_limit_ratio) && power_limit_ratio <= 0.40) return true;
+  return IsValid(sm_clock_mhz) && IsValid(max_sm_clock_mhz) && max_sm_clock_mhz >= 1000 &&
+         sm_clock_mhz <= 0.35 * max_sm_clock_mhz;
 }
 
 std::vector<int32_t> CounterOnlyDevices(const model::Trace& trace, const Timeline& timeline) {
@@ -150,6 +166,43 @@ SampledDeviceStats ComputeSampledStats(const model::Trace& t, int32_t dev) {
     if (n > 0) st.power_limit_ratio = sum / static_cast<double>(n);
   }
 
+  // Busy that is not work, sample by sample (holds as in TimeWeightedMean()).
+  if (util != nullptr && IsValid(util->period_ns) && util->period_ns > 0 && !util->ts_are_indexes) {
+    const model::CounterSeries* clock = Find(t, model::CounterKind::kSmClockMhz, dev);
+    double max_clock = kMissingF64;
+    if (clock != nullptr)
+      for (double v : clock->value)
+        if (IsValid(v)) max_clock = IsValid(max_clock) ? std::max(max_clock, v) : v;
+    const int64_t max_hold = MulSat(kMaxHoldPeriods, util->period_ns);
+    double power_sum = 0, power_w = 0;
+    const size_t n = util->value.size();
+    for (size_t i = 0; i < n; ++i) {
+      const double u = util->value[i];
+      if (!IsValid(u)) continue;
+      const int64_t ts = util->ts_ns[i];
+      const int64_t hold =
+          std::clamp<int64_t>(i + 1 < n ? util->ts_ns[i + 1] - ts : util->period_ns, 0, max_hold);
+      st.observed_ns = AddSat(st.observed_ns, hold);
+      if (u < 0.90) continue;
+      st.busy90_ns = AddSat(st.busy90_ns, hold);
+      double ratio = kMissingF64;
+      if (power != nullptr && limit != nullptr) {
+        const double p = ValueAt(*power, ts), l = ValueAt(*limit, ts);
+        if (IsValid(p) && IsValid(l) && l > 0) ratio = p / l;
+      }
+      const double c = clock != nullptr ? ValueAt(*clock, ts) : kMissingF64;
+      if (!IsBusyNotWork(u, ratio, c, max_clock)) continue;
+      st.busy_not_work_ns = AddSat(st.busy_not_work_ns, hold);
+      if (!(IsValid(ratio) && ratio <= 0.40))
+        st.busy_not_work_clock_ns = AddSat(st.busy_not_work_clock_ns, hold);
+      if (IsValid(ratio)) {
+        power_sum += static_cast<double>(hold) * ratio;
+        power_w += static_cast<double>(hold);
+      }
+    }
+    if (power_w > 0) st.busy_not_work_power_ratio = power_sum / power_w;
+  }
+
   // Clock-event reasons: the idle bit, and throttling while not idle.
   if (const auto* r = Find(t, model::CounterKind::kClockEventReasons, dev)) {
     int64_t idle = 0, throttled = 0;
@@ -191,6 +244,34 @@ std::string Gib(double bytes) {
 }
 
 // NodeFindings: idle.unused_gpu and imbalance.node_gpus over `all` (>= 2 GPUs).
+// BusyNotWorkShare: the share of the sampled time `st` spent busy but not working.
+double BusyNotWorkShare(const SampledDeviceStats& st) {
+  return st.observed_ns > 0
+             ? static_cast<double>(st.busy_not_work_ns) / static_cast<double>(st.observed_ns)
+             : 0.0;
+}
+
+// Straggler: the working GPU the pinned-at-low-power ones wait for, or null.
+// Pinned: busy-not-work >= 50% of the sampled time. The straggler: the least
+// busy working GPU that is not pinned, >= 20 points under the pinned GPUs'
+// mean GPU-Util; the pinned GPUs are more than the not-pinned working ones.
+const SampledDeviceStats* Straggler(const std::vector<const SampledDeviceStats*>& working,
+                                    std::vector<const SampledDeviceStats*>* pinned) {
+  std::vector<const SampledDeviceStats*> free;
+  for (const SampledDeviceStats* w : working)
+    (BusyNotWorkShare(*w) >= 0.5 ? pinned : &free)->push_back(w);
+  if (pinned->empty() || free.empty() ||
+      free.size() >= pinned->size() + (pinned->size() == 1 ? 1 : 0))
+    return nullptr;
+  double mean = 0;
+  for (const SampledDeviceStats* p : *pinned) mean += p->gpu_util_ratio;
+  mean /= static_cast<double>(pinned->size());
+  const SampledDeviceStats* low = nullptr;
+  for (const SampledDeviceStats* f : free)
+    if (low == nullptr || f->gpu_util_ratio < low->gpu_util_ratio) low = f;
+  return mean - low->gpu_util_ratio >= 0.20 ? low : nullptr;
+}
+
 void NodeFindings(const DetectorInput& in, const std::vector<SampledDeviceStats>& all,
                   std::vector<Finding>& out) {
   std::vector<const SampledDeviceStats*> unused, working;
@@ -264,7 +345,85 @@ void NodeFindings(const DetectorInput& in, const std::vector<SampledDeviceStats>
     out.push_back(std::move(f));
   }
 
-  if (working.size() >= 2) {
+  std::vector<const SampledDeviceStats*> pinned;
+  const SampledDeviceStats* straggler = working.size() >= 2 ? Straggler(working, &pinned) : nullptr;
+  if (straggler != nullptr) {
+    double lost = 0, util = 0, power = 0, power_n = 0;
+    for (const SampledDeviceStats* p : pinned) {
+      lost += BusyNotWorkShare(*p);
+      util += p->gpu_util_ratio;
+      if (IsValid(p->busy_not_work_power_ratio)) {
+        power += p->busy_not_work_power_ratio;
+        ++power_n;
+      }
+    }
+    lost /= n;
+    util /= static_cast<double>(pinned.size());
+    const double power_ratio = power_n > 0 ? power / power_n : kMissingF64;
+    Finding f = base("imbalance.straggler", Category::kImbalance,
+                     GpuLabel(*straggler) + " straggles; the other GPUs wait for it",
+                     straggler->device_id, lost);
+    const std::string others = pinned.size() == 1
+                                   ? "GPU " + std::to_string(pinned.front()->device_id)
+                                   : "the other " + std::to_string(pinned.size()) + " GPUs";
+    f.summary =
+        "GPU " + std::to_string(straggler->device_id) + " straggles: GPU-Util " +
+        FormatPct(straggler->gpu_util_ratio) +
+        (IsValid(straggler->power_limit_ratio)
+             ? " at " + FormatPct(straggler->power_limit_ratio) + " of its power limit"
+             : std::string()) +
+        ", while " + others + " read " + FormatPct(util) + " busy" +
+        (IsValid(power_ratio) ? " at only " + FormatPct(power_ratio) + " of their power limit"
+                              : std::string(" with idle SM clocks")) +
+        ": busy is not work there, they spin (in a collective such as an all-reduce) "
+        "waiting for GPU " +
+        std::to_string(straggler->device_id) + ".";
+    AddMetric(f, "straggler_gpu_util_ratio", straggler->gpu_util_ratio, "ratio",
+              "the straggler's mean GPU-Util");
+    AddMetric(f, "waiting_gpus", static_cast<double>(pinned.size()), "count",
+              "GPUs busy at low power");
+    AddMetric(f, "waiting_gpu_util_ratio", util, "ratio", "their mean GPU-Util");
+    AddMetric(f, "waiting_power_limit_ratio", power_ratio, "ratio",
+              "their power / limit while busy");
+    AddMetric(f, "node_gpus", n, "count", "GPUs in the log");
+    Example ex;
+    ex.what = GpuLabel(*straggler);
+    ex.device_id = straggler->device_id;
+    ex.rank = in.rank;
+    ex.detail = "GPU-Util " + FormatPct(straggler->gpu_util_ratio) + " vs " + FormatPct(util) +
+                " on the GPUs that wait";
+    f.examples.push_back(std::move(ex));
+    for (const SampledDeviceStats* p : pinned) {
+      if (f.examples.size() >= 4) break;
+      Example w;
+      w.what = GpuLabel(*p) + " (waits)";
+      w.device_id = p->device_id;
+      w.rank = in.rank;
+      w.detail = "GPU-Util " + FormatPct(p->gpu_util_ratio) + ", busy at low power " +
+                 FormatPct(BusyNotWorkShare(*p)) + " of the time";
+      f.examples.push_back(std::move(w));
+    }
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "Find why GPU " + std::to_string(straggler->device_id) +
+             "'s rank is slow: profile that rank (torch.profiler on it alone, then gpuwhy "
+             "analyze): its input pipeline, a host-side step only it runs (logging, evaluation, "
+             "checkpointing on rank 0), uneven batches or sequence lengths."});
+    f.recommendations.push_back(
+        {FixKind::kLoadBalance,
+         "Give every rank the same work (DistributedSampler, equal per-rank batch, length-"
+         "bucketed batches) and keep rank-0-only work off the step."});
+    f.recommendations.push_back(
+        {FixKind::kHostSpeed,
+         "Check that rank's host: CPU affinity / NUMA binding, DataLoader workers, and the "
+         "GPU's own clocks (throttling) and PCIe/NVLink link."});
+    f.caveats.push_back(
+        "Counters show who waits (busy at low power) but not in which call; a trace of two ranks "
+        "would show the collective.");
+    out.push_back(std::move(f));
+  }
+
+  if (working.size() >= 2 && straggler == nullptr) {
     const SampledDeviceStats* lo = working.front();
     const SampledDeviceStats* hi = working.front();
     const SampledDeviceStats* mem_lo = nullptr;
@@ -334,6 +493,250 @@ void NodeFindings(const DetectorInput& in, const std::vector<SampledDeviceStats>
   }
 }
 
+// FormatLogSpan: a duration for prose, minutes past 2 min ("7.6 min").
+std::string FormatLogSpan(int64_t ns) {
+  if (ns < 120 * kNsPerS) return FormatMs(ns);
+  char b[32];
+  const double min = static_cast<double>(ns) / (60.0 * kNsPerS);
+  if (min < 120)
+    std::snprintf(b, sizeof b, "%.1f min", min);
+  else
+    std::snprintf(b, sizeof b, "%.1f h", min / 60.0);
+  return b;
+}
+
+std::string PidList(const std::vector<int32_t>& pids) {
+  std::string out;
+  for (size_t i = 0; i < pids.size() && i < 4; ++i)
+    out += (i == 0 ? "" : ", ") + std::to_string(pids[i]);
+  if (pids.size() > 4) out += ", ...";
+  return (pids.size() == 1 ? "pid " : "pids ") + out;
+}
+
+// HoleNote: what the monitoring holes of `ph` leave out, or "".
+std::string HoleNote(const CounterPhases& ph) {
+  if (ph.holes.empty()) return {};
+  return "The log has " + std::to_string(ph.holes.size()) + " monitoring hole" +
+         (ph.holes.size() == 1 ? "" : "s") + " (" + FormatLogSpan(ph.hole_ns) +
+         " with samples more than " + std::to_string(kMaxHoldPeriods) +
+         " periods apart); holes are counted neither busy nor idle.";
+}
+
+// PhaseFindings: the one-off phases and the periodic dips of one device.
+// Returns the no-kernel time they explain (ns), which idle.sampled leaves out.
+int64_t PhaseFindings(const DetectorInput& in, const SampledDeviceStats& st,
+                      const CounterPhases& ph, std::vector<Finding>& out) {
+  if (ph.phases.empty() || ph.observed_ns <= 0) return 0;
+  const CounterPhase* main = ph.main_work < ph.phases.size() ? &ph.phases[ph.main_work] : nullptr;
+  // A log whose best work stretch stays under 25% GPU-Util is idle as a
+  // whole: its quiet stretches are not phases of real work (idle.sampled).
+  if (main == nullptr || main->util_ratio < 0.25) return 0;
+  const auto total = static_cast<double>(ph.observed_ns);
+  const std::string holes = HoleNote(ph);
+  int64_t explained = 0;
+  auto make = [&](std::string id, std::string title, int64_t lost_ns) {
+    Finding f;
+    f.id = std::move(id);
+    f.category = Category::kIdle;
+    f.rank = in.rank;
+    f.device_id = st.device_id;
+    f.title = std::move(title);
+    f.per_step_basis = false;
+    f.lost_per_step_ns = lost_ns;
+    f.lost_step_ratio = static_cast<double>(lost_ns) / total;
+    f.severity = SeverityFromLoss(f.lost_step_ratio);
+    if (!holes.empty()) f.notes.push_back(holes);
+    return f;
+  };
+  auto share = [&](int64_t ns) { return FormatPct(static_cast<double>(ns) / total); };
+
+  // Set-up: every idle stretch before a work phase, the longest named.
+  int64_t setup_idle = 0, setup_obs = 0, loading = 0, no_proc = 0;
+  const CounterPhase* worst = nullptr;
+  size_t worst_at = 0, count = 0;
+  for (size_t i = 0; i < ph.phases.size(); ++i) {
+    const CounterPhase& p = ph.phases[i];
+    if (p.kind != PhaseKind::kSetup) continue;
+    ++count;
+    setup_idle = AddSat(setup_idle, p.idle_ns);
+    setup_obs = AddSat(setup_obs, p.observed_ns);
+    loading = AddSat(loading, p.loading_ns);
+    no_proc = AddSat(no_proc, p.no_process_ns);
+    if (worst == nullptr || p.idle_ns > worst->idle_ns) {
+      worst = &p;
+      worst_at = i;
+    }
+  }
+  if (worst != nullptr) {
+    explained = AddSat(explained, setup_idle);
+    const CounterPhase* next = worst_at + 1 < ph.phases.size() ? &ph.phases[worst_at + 1] : nullptr;
+    const CounterPhase* prev = worst_at > 0 ? &ph.phases[worst_at - 1] : nullptr;
+    Finding f =
+        make("phase.setup", "Set-up before the work starts (start-up, loading)", setup_idle);
+    std::string who =
+        next != nullptr && !next->pids.empty() ? " of " + PidList(next->pids) : std::string();
+    const int64_t wall = AddSat(worst->end_ns, -worst->start_ns);
+    f.summary = "Set-up: the GPU sat idle " + FormatLogSpan(worst->observed_ns) + " (" +
+                share(worst->observed_ns) + " of the sampled time, GPU-Util " +
+                FormatPct(worst->util_ratio) + ") before the work" + who + " started" +
+                (wall > MulSat(2, worst->observed_ns) ? " (a stretch of " + FormatLogSpan(wall) +
+                                                            " of wall time, part of it unsampled)"
+                                                      : std::string());
+    std::vector<std::string> parts;
+    if (worst->no_process_ns > 0)
+      parts.push_back(
+          FormatLogSpan(worst->no_process_ns) + " with no process on the GPU" +
+          (prev != nullptr && !prev->pids.empty()
+               ? " after " + PidList(prev->pids) + " ended (the next job starting on the host)"
+               : std::string(" (the job starting on the host: imports, data preparation; "
+                             "or the log began before it)")));
+    if (worst->loading_ns > 0)
+      parts.push_back(FormatLogSpan(worst->loading_ns) + " with a process holding memory" +
+                      (IsValid(worst->loading_peak_bytes)
+                           ? " (up to " + Gib(worst->loading_peak_bytes) + ")"
+                           : std::string()) +
+                      " at ~0% GPU-Util (loading the model and data)");
+    for (size_t i = 0; i < parts.size(); ++i) f.summary += (i == 0 ? ": " : ", then ") + parts[i];
+    f.summary += ". A one-off cost, not a per-step one";
+    if (main != nullptr)
+      f.summary += "; the main work phase then runs at GPU-Util " + FormatPct(main->util_ratio);
+    f.summary += ".";
+    if (count > 1)
+      f.notes.push_back(std::to_string(count) + " set-up phases in the log, " +
+                        FormatLogSpan(setup_obs) + " in all.");
+    AddMetric(f, "setup_ns", static_cast<double>(worst->observed_ns), "ns", "longest set-up phase");
+    AddMetric(f, "setup_idle_ns", static_cast<double>(setup_idle), "ns", "idle in set-up phases");
+    AddMetric(f, "loading_ns", static_cast<double>(loading), "ns", "memory held at ~0% GPU-Util");
+    AddMetric(f, "no_process_ns", static_cast<double>(no_proc), "ns", "no process on the GPU");
+    AddMetric(f, "setup_phases", static_cast<double>(count), "count", "set-up phases");
+    Example ex;
+    ex.what = "set-up";
+    ex.start_ns = worst->start_ns;
+    ex.dur_ns = AddSat(worst->end_ns, -worst->start_ns);
+    ex.device_id = st.device_id;
+    ex.rank = in.rank;
+    ex.detail = "GPU-Util " + FormatPct(worst->util_ratio) +
+                (IsValid(worst->mem_used_bytes) ? ", " + Gib(worst->mem_used_bytes) + " used"
+                                                : std::string());
+    f.examples.push_back(std::move(ex));
+    f.recommendations.push_back(
+        {FixKind::kSteadyState,
+         "Judge the training loop on its own: the set-up is paid once per run. Profile or "
+         "sample the steady work (skip the first minutes), and weigh this cost against the "
+         "run's length."});
+    f.recommendations.push_back(
+        {FixKind::kHostSpeed,
+         "Shorten start-up: cache preprocessed data, load checkpoints with memory mapping "
+         "(safetensors), keep a warm torch.compile cache, start data loading workers before the "
+         "model is built."});
+    out.push_back(std::move(f));
+  }
+
+  // Pauses and the idle tail.
+  for (PhaseKind kind : {PhaseKind::kPause, PhaseKind::kIdleTail}) {
+    int64_t idle = 0, obs = 0;
+    size_t count = 0;
+    const CounterPhase* longest = nullptr;
+    for (const CounterPhase& p : ph.phases) {
+      if (p.kind != kind) continue;
+      ++count;
+      idle = AddSat(idle, p.idle_ns);
+      obs = AddSat(obs, p.observed_ns);
+      if (longest == nullptr || p.observed_ns > longest->observed_ns) longest = &p;
+    }
+    if (longest == nullptr) continue;
+    explained = AddSat(explained, idle);
+    const bool tail = kind == PhaseKind::kIdleTail;
+    Finding f =
+        make(tail ? "phase.idle_tail" : "phase.pause",
+             tail ? "Idle tail after the work ended" : "The work pauses: idle between work phases",
+             idle);
+    const bool held = !longest->pids.empty();
+    if (tail)
+      f.summary = "After the last work phase the GPU sat idle " + FormatLogSpan(obs) + " (" +
+                  share(obs) + " of the sampled time)" +
+                  (held ? ", " + PidList(longest->pids) + " still holding " +
+                              (IsValid(longest->mem_used_bytes) ? Gib(longest->mem_used_bytes)
+                                                                : std::string("memory")) +
+                              ": teardown, a final evaluation or save, or a process left waiting"
+                        : ", with no process on it: the job ended and the log ran on") +
+                  ".";
+    else
+      f.summary =
+          (count == 1 ? "The work stopped once for " + FormatLogSpan(obs)
+                      : "The work stopped " + std::to_string(count) + " times, " +
+                            FormatLogSpan(obs) + " in all") +
+          " (" + share(obs) + " of the sampled time" +
+          (count == 1 ? std::string() : "; the longest " + FormatLogSpan(longest->observed_ns)) +
+          (ph.has_processes ? std::string(") with the same processes on the GPU")
+                            : std::string("; the log names no processes)")) +
+          ": the host works between the bursts (evaluation on the CPU, checkpoint saving, "
+          "data preparation) or stalls.";
+    if (!tail)
+      AddMetric(f, "pauses", static_cast<double>(count), "count", "idle stretches between work");
+    AddMetric(f, tail ? "tail_ns" : "pause_ns", static_cast<double>(obs), "ns", "sampled time");
+    Example ex;
+    ex.what = PhaseKindName(kind);
+    ex.start_ns = longest->start_ns;
+    ex.dur_ns = AddSat(longest->end_ns, -longest->start_ns);
+    ex.device_id = st.device_id;
+    ex.rank = in.rank;
+    ex.detail = "GPU-Util " + FormatPct(longest->util_ratio);
+    f.examples.push_back(std::move(ex));
+    f.recommendations.push_back(
+        tail ? Recommendation{FixKind::kSteadyState,
+                              "Release the GPU when the work ends (exit the process, or free the "
+                              "allocation); stop the log with the job so the tail does not "
+                              "dilute the figures."}
+             : Recommendation{FixKind::kHostSpeed,
+                              "If the pause is evaluation or checkpointing: run evaluation on the "
+                              "GPU in larger batches, save checkpoints asynchronously "
+                              "(torch.distributed.checkpoint async_save, a background thread)."});
+    out.push_back(std::move(f));
+  }
+
+  // Periodic dips inside the main work phase.
+  if (IsValid(ph.dip_period_ns) && main != nullptr) {
+    int64_t idle = 0, dur = 0;
+    double lowest = 1.0;
+    for (const CounterDip& d : ph.dips) {
+      idle = AddSat(idle, d.idle_ns);
+      dur = AddSat(dur, d.dur_ns);
+      lowest = std::min(lowest, d.min_util_ratio);
+    }
+    explained = AddSat(explained, idle);
+    Finding f = make("phase.periodic_dips",
+                     "Periodic dips in the work (evaluation, checkpoint, logging)", idle);
+    const int64_t each =
+        dur / static_cast<int64_t>(ph.dips.size());  // dips is not empty: a period needs >= 3
+    f.summary = "GPU-Util drops (down to " + FormatPct(lowest) + ") for ~" + FormatLogSpan(each) +
+                " every ~" + FormatLogSpan(ph.dip_period_ns) + " inside the main work phase (" +
+                std::to_string(ph.dips.size()) + " dips, " + share(idle) +
+                " of the sampled time): a periodic host-side task, such as evaluation, "
+                "checkpointing or logging.";
+    AddMetric(f, "dip_period_ns", static_cast<double>(ph.dip_period_ns), "ns", "time between dips");
+    AddMetric(f, "dips", static_cast<double>(ph.dips.size()), "count", "dips");
+    AddMetric(f, "dip_ns", static_cast<double>(each), "ns", "mean dip length");
+    for (const CounterDip& d : ph.dips) {
+      if (f.examples.size() >= 5) break;
+      Example ex;
+      ex.what = "dip";
+      ex.start_ns = d.start_ns;
+      ex.dur_ns = d.dur_ns;
+      ex.device_id = st.device_id;
+      ex.rank = in.rank;
+      ex.detail = "GPU-Util down to " + FormatPct(d.min_util_ratio);
+      f.examples.push_back(std::move(ex));
+    }
+    f.recommendations.push_back(
+        {FixKind::kFewerSyncs,
+         "Match the period to what the job does every N steps (evaluation, checkpoint, logging "
+         "of metrics): make it asynchronous or less frequent."});
+    out.push_back(std::move(f));
+  }
+  return explained;
+}
+
 }  // namespace
 
 std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
@@ -344,6 +747,15 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
   bool any_working = false;
   for (const SampledDeviceStats& st : all)
     any_working = any_working || (IsValid(st.gpu_util_ratio) && st.gpu_util_ratio >= 0.10);
+  // GPUs that wait for a straggler: their busy-not-work is told by the node finding.
+  std::vector<int32_t> waiting;
+  if (all.size() >= 2) {
+    std::vector<const SampledDeviceStats*> working, pinned;
+    for (const SampledDeviceStats& st : all)
+      if (IsValid(st.gpu_util_ratio) && !IsUnusedGpu(st)) working.push_back(&st);
+    if (working.size() >= 2 && Straggler(working, &pinned) != nullptr)
+      for (const SampledDeviceStats* p : pinned) waiting.push_back(p->device_id);
+  }
   for (const SampledDeviceStats& st : all) {
     const int32_t dev = st.device_id;
     // An unused GPU beside a working one is reported once, as idle.unused_gpu.
@@ -365,16 +777,38 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
     };
     const std::string at = " (" + st.util_source + ", " + SamplingPhrase(st.period_ns) + ")";
 
-    // Idle from GPU-Util.
-    if (!unused && IsValid(st.gpu_util_ratio) && 1.0 - st.gpu_util_ratio >= 0.10) {
-      const double idle = 1.0 - st.gpu_util_ratio;
-      Finding f = base("idle.sampled", Category::kIdle, "GPU idle between kernels (sampled GPU-Util)");
+    // The log as a run: one-off phases and periodic dips, each its own finding.
+    const CounterPhases ph = unused ? CounterPhases{} : FindCounterPhases(in.trace, dev);
+    const int64_t explained = PhaseFindings(in, st, ph, out);
+    const CounterPhase* work = ph.main_work < ph.phases.size() && ph.phases.size() > 1
+                                   ? &ph.phases[ph.main_work]
+                                   : nullptr;
+
+    // Idle from GPU-Util, inside the work (what the phases do not explain).
+    double idle = IsValid(st.gpu_util_ratio) ? 1.0 - st.gpu_util_ratio : kMissingF64;
+    if (IsValid(idle) && explained > 0 && ph.observed_ns > 0)
+      idle = std::max(0.0,
+                      idle - static_cast<double>(explained) / static_cast<double>(ph.observed_ns));
+    if (!unused && IsValid(idle) && idle >= 0.10) {
+      Finding f = base("idle.sampled", Category::kIdle,
+                       explained > 0 ? "GPU idle inside the work (sampled GPU-Util)"
+                                     : "GPU idle between kernels (sampled GPU-Util)");
       loss(f, idle);
+      if (IsValid(st.span_ns) && ph.observed_ns > 0)
+        f.lost_per_step_ns = std::llround(idle * static_cast<double>(ph.observed_ns));
       const SampledShape shape = ShapeOf(st);
-      const bool bursts = shape == SampledShape::kBursts || shape == SampledShape::kMostlyIdle;
-      f.summary = "GPU-Util averages " + FormatPct(st.gpu_util_ratio) + at + ": no kernel ran " +
-                  FormatPct(idle) + " of the time; " + FormatPct(st.under_10_ratio) +
-                  " of samples are under 10% and " + FormatPct(st.over_90_ratio) + " over 90%.";
+      const bool bursts = shape == SampledShape::kBursts || shape == SampledShape::kMostlyIdle ||
+                          shape == SampledShape::kMostlyBusy;
+      if (explained > 0 && work != nullptr)
+        f.summary =
+            "Inside the work, besides the one-off phases and periodic dips (their own "
+            "findings), no kernel ran " +
+            FormatPct(idle) + " of the sampled time" + at +
+            "; the main work phase averages GPU-Util " + FormatPct(work->util_ratio) + ".";
+      else
+        f.summary = "GPU-Util averages " + FormatPct(st.gpu_util_ratio) + at + ": no kernel ran " +
+                    FormatPct(idle) + " of the time; " + FormatPct(st.under_10_ratio) +
+                    " of samples are under 10% and " + FormatPct(st.over_90_ratio) + " over 90%.";
       AddMetric(f, "gpu_util_ratio", st.gpu_util_ratio, "ratio", "mean GPU-Util");
       AddMetric(f, "idle_ratio", idle, "ratio", "time with no kernel running");
       AddMetric(f, "under_10_ratio", st.under_10_ratio, "ratio", "samples under 10%");
@@ -400,6 +834,8 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
           {FixKind::kHostSpeed,
            "Name the cause: record a few steps with torch.profiler (or nsys) and run "
            "`gpuwhy analyze` on the trace; counters alone cannot say which call blocks."});
+      const std::string holes = HoleNote(ph);
+      if (!holes.empty()) f.notes.push_back(holes);
       out.push_back(std::move(f));
     }
 
@@ -450,27 +886,55 @@ std::vector<Finding> DetectFromCounters(const DetectorInput& in) {
       out.push_back(std::move(f));
     }
 
-    // Busy at low power: kernels that do little work per unit time.
-    if (IsValid(st.gpu_util_ratio) && st.gpu_util_ratio >= 0.80 && IsValid(st.power_limit_ratio) &&
-        st.power_limit_ratio < 0.5) {
-      Finding f = base("kernel_efficiency.low_power", Category::kKernelEfficiency,
-                       "GPU-Util is high but power is low");
-      f.severity = Severity::kMedium;
-      f.summary = "GPU-Util " + FormatPct(st.gpu_util_ratio) + " while drawing " +
-                  FormatPct(st.power_limit_ratio) +
-                  " of the power limit: the running kernels keep little of the chip busy.";
+    // Busy that is not work: GPU-Util pinned high while power (or the SM
+    // clock) says the chip does little. A GPU that waits for a straggler is
+    // told by the node finding instead.
+    const bool waits = std::find(waiting.begin(), waiting.end(), dev) != waiting.end();
+    if (!waits && st.observed_ns > 0 && st.busy90_ns > 0 &&
+        static_cast<double>(st.busy_not_work_ns) >= 0.10 * static_cast<double>(st.busy90_ns) &&
+        static_cast<double>(st.busy_not_work_ns) >= 0.01 * static_cast<double>(st.observed_ns)) {
+      const double share =
+          static_cast<double>(st.busy_not_work_ns) / static_cast<double>(st.observed_ns);
+      const bool by_power = IsValid(st.busy_not_work_power_ratio);
+      Finding f = base("kernel_efficiency.busy_not_work", Category::kKernelEfficiency,
+                       "Busy is not work: GPU-Util is pinned high while the GPU does little");
+      loss(f, share);
+      f.lost_per_step_ns = st.busy_not_work_ns;
+      f.summary =
+          "GPU-Util reads 90% or more while " +
+          (by_power ? "power is only " + FormatPct(st.busy_not_work_power_ratio) + " of the limit"
+                    : std::string("the SM clock idles")) +
+          " for " + FormatLogSpan(st.busy_not_work_ns) + " (" + FormatPct(share) +
+          " of the sampled time, " +
+          FormatPct(static_cast<double>(st.busy_not_work_ns) / static_cast<double>(st.busy90_ns)) +
+          " of the busy samples): a kernel is scheduled but keeps little of the chip "
+          "working: spinning or waiting (a collective waiting for another rank, a "
+          "device-side wait), or tiny latency-bound kernels" +
+          at + ".";
       AddMetric(f, "gpu_util_ratio", st.gpu_util_ratio, "ratio", "mean GPU-Util");
-      AddMetric(f, "power_limit_ratio", st.power_limit_ratio, "ratio", "power / limit while busy");
+      AddMetric(f, "busy_not_work_ns", static_cast<double>(st.busy_not_work_ns), "ns",
+                "time at GPU-Util >= 90% and low power or idle clock");
+      AddMetric(f, "busy_ns", static_cast<double>(st.busy90_ns), "ns", "time at GPU-Util >= 90%");
+      AddMetric(f, "power_limit_ratio", st.busy_not_work_power_ratio, "ratio",
+                "power / limit in those samples");
+      AddMetric(f, "clock_only_ns", static_cast<double>(st.busy_not_work_clock_ns), "ns",
+                "told by an idle SM clock alone");
+      f.recommendations.push_back(
+          {FixKind::kKernelTuning,
+           "Profile a few steps (torch.profiler or nsys, then gpuwhy analyze): the trace shows "
+           "which kernels run while the GPU reads busy, their grids and blocks, and whether they "
+           "wait in NCCL."});
+      f.recommendations.push_back(
+          {FixKind::kBiggerBatch,
+           "Tiny kernels keep GPU-Util high with little work: larger batches, fused kernels "
+           "(torch.compile) or CUDA graphs fill more SMs per launch."});
       f.recommendations.push_back(
           {FixKind::kMixedPrecision,
            "Check that matmuls use tensor cores (bf16 autocast or TF32); fp32 GEMMs draw little "
            "power per unit of time."});
-      f.recommendations.push_back(
-          {FixKind::kBiggerBatch, "Larger batches or fused kernels fill more SMs per launch."});
-      f.caveats.push_back("Check accuracy when turning on mixed precision or TF32.");
       f.caveats.push_back(
-          "SM-active and tensor counters (DCGM profiling fields, GPM on Hopper) would confirm "
-          "this; they need driver support.");
+          "GPU-Util counts time with any kernel scheduled, not SMs busy; SM-active and tensor "
+          "counters (DCGM profiling fields, GPM on Hopper) would measure the work directly.");
       out.push_back(std::move(f));
     }
 

@@ -73,6 +73,18 @@ double RankKey(const Finding& f) {
   return IsValid(f.lost_step_ratio) ? f.lost_step_ratio : -1.0;
 }
 
+// kMaterialLoss: a cause that costs this share of the step or more matters.
+constexpr double kMaterialLoss = 0.05;
+
+// IsSetupPhase: a one-off finding whose idle is mostly the set-up before a
+// loop and the teardown after it (host_detector's loop_phases metric).
+bool IsSetupPhase(const Finding& f) {
+  if (f.id != kOneOffGapFindingId || !(MetricOf(f, "loop_phases") >= 1.0)) return false;
+  const double edge = MetricOf(f, "setup_idle_ns") + MetricOf(f, "teardown_idle_ns");
+  const double all = MetricOf(f, "one_off_idle_ns");
+  return IsValid(edge) && IsValid(all) && 2.0 * edge >= all;
+}
+
 std::string_view BottleneckOf(const Finding& f) {
   switch (f.category) {
     case Category::kSync: return "host: synchronization";
@@ -87,18 +99,21 @@ std::string_view BottleneckOf(const Finding& f) {
       if (f.id == "kernel_efficiency.gemm_below_roof") return "GPU: GEMM shapes far below the compute roof";
       if (f.id == "kernel_efficiency.low_mfu") return "GPU: matrix work far below peak (low MFU)";
       if (f.id == "kernel_efficiency.no_tensor_cores") return "GPU: kernel efficiency (no tensor cores)";
+      if (f.id == "kernel_efficiency.busy_not_work") return "GPU: busy, few SMs have work";
       return "GPU: kernel efficiency";
     case Category::kRecompilation: return "host: recompilation";
     case Category::kContention: return "contention: other processes";
     case Category::kCommunication: return "communication";
     case Category::kImbalance:
       if (f.id == "imbalance.node_gpus") return "load imbalance across the node's GPUs";
+      if (f.id == "imbalance.straggler") return "a straggler GPU the others wait for";
       return "load imbalance across ranks";
     case Category::kHostBound: return "host: CPU work that launches nothing";
     case Category::kIdle:
       if (f.id == "idle.sampled") return "idle (cause not visible in sampled counters)";
       if (f.id == "idle.one_off_gap") return "idle: one-off gap (not per step)";
       if (f.id == "idle.unused_gpu") return "idle: GPUs of the node never used";
+      if (f.id.rfind("phase.", 0) == 0) return "idle: one-off phase (set-up, pause, tail) or periodic dips";
       break;
   }
   return "idle";
@@ -176,7 +191,7 @@ std::string BusyPhrase(const PrimaryDigest& d, double idle_ratio, const std::str
 // finding.
 void NodeTopLine(const std::vector<NodeCurve>& curves, const std::vector<SampledDeviceStats>& node,
                  const Finding* top, bool top_matters, Diagnosis& dx) {
-  for (std::string_view id : {"idle.unused_gpu", "imbalance.node_gpus"}) {
+  for (std::string_view id : {"idle.unused_gpu", "imbalance.straggler", "imbalance.node_gpus"}) {
     auto it = std::find_if(dx.findings.begin(), dx.findings.end(),
                            [&](const Finding& f) { return f.id == id; });
     if (it != dx.findings.end() && IsValid(it->lost_step_ratio) && it->lost_step_ratio >= 0.05) {
@@ -220,7 +235,7 @@ void NodeTopLine(const std::vector<NodeCurve>& curves, const std::vector<Sampled
     // The finding lists every GPU itself.
     line = std::to_string(node.size()) + " GPUs, GPU-Util " + FormatPct(mean) + " on average (" +
            busiest->util_source + ", " + SamplingPhrase(busiest->period_ns) + "); " + top->summary;
-  } else if (top->id == "idle.unused_gpu") {
+  } else if (top->id == "idle.unused_gpu" || top->id == "imbalance.straggler") {
     line += "; " + top->summary;
   } else {
     line += "; GPU " + std::to_string(about->device_id) + ": " + top->summary;
@@ -446,6 +461,14 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
     if (ka != kb) return ka > kb;
     return a.severity > b.severity;
   });
+  // Set-up and teardown around a loop are one-off: they never displace the
+  // loop's material causes (issue: "set-up hides the loop").
+  {
+    auto material = [](const Finding& f) {
+      return !IsSetupPhase(f) && IsValid(f.lost_step_ratio) && f.lost_step_ratio >= kMaterialLoss;
+    };
+    std::stable_partition(all.begin(), all.end(), material);
+  }
   dx.findings = std::move(all);
 
   // Scenario.
@@ -459,7 +482,8 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
                          : any_world ? "the trace is one rank of a distributed job"
                                      : "communication kernels present";
   } else if (std::any_of(dx.findings.begin(), dx.findings.end(), [](const Finding& f) {
-               return f.id == "idle.unused_gpu" || f.id == "imbalance.node_gpus";
+               return f.id == "idle.unused_gpu" || f.id == "imbalance.node_gpus" ||
+                      f.id == "imbalance.straggler";
              })) {
     dx.scenario = Scenario::kMulti;
     dx.scenario_reason = "several GPUs in one log, used unevenly";
@@ -538,10 +562,33 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
   // Bottleneck and top line.
   const Finding* top = dx.findings.empty() ? nullptr : &dx.findings.front();
   bool top_matters = top != nullptr && IsValid(top->lost_step_ratio) && top->lost_step_ratio >= 0.05;
-  std::string each = dx.per_step_basis ? "each step" : "the profiled span";
-  std::string step = dx.per_step_basis ? "the step" : "the span";
+  // Without markers, with set-up or teardown cut off the capture, the window
+  // every figure speaks for is the loop (analysis/steps/run_phases.h).
+  const bool loop_window =
+      !dx.per_step_basis && std::any_of(dx.findings.begin(), dx.findings.end(), [](const Finding& f) {
+        return f.id == kOneOffGapFindingId && MetricOf(f, "loop_phases") >= 1.0;
+      });
+  std::string each = dx.per_step_basis ? "each step" : loop_window ? "the loop" : "the profiled span";
+  std::string step = dx.per_step_basis ? "the step" : loop_window ? "the loop" : "the span";
+  // HEALTHY means no material cause (the seed's classes): a busy GPU whose
+  // first cause costs 5% or more is busy but slow, PINNED_HIGH.
+  if (pd != nullptr && dx.curve_shape == "HEALTHY" && top_matters) {
+    dx.curve_shape = "PINNED_HIGH";
+    dx.curve_reason += "; but the first cause (" + top->title + ") costs " +
+                       FormatPct(top->lost_step_ratio) + " of " + step + ": busy but slow";
+  }
   if (pd == nullptr && sampled) {
     dx.bottleneck = top_matters ? std::string(BottleneckOf(*top)) : "none found";
+    // Counter logs, the same classes: a busy GPU is HEALTHY with no material
+    // cause, PINNED_HIGH with one (e.g. busy that is not work).
+    if (dx.curve_shape == "PINNED_HIGH" || dx.curve_shape == "HEALTHY") {
+      const std::string was = dx.curve_shape;
+      dx.curve_shape = top_matters ? "PINNED_HIGH" : "HEALTHY";
+      if (dx.curve_shape != was)
+        dx.curve_reason += top_matters ? "; but the first cause (" + top->title + ") costs " +
+                                             FormatPct(top->lost_step_ratio) + " of the span: busy but slow"
+                                       : "; no cause costs 5% or more of the span";
+    }
     const SampledDeviceStats& st = *sampled;
     if (!IsValid(st.gpu_util_ratio)) {
       dx.bottleneck = "unknown";
@@ -560,7 +607,12 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
                       std::string(ShapePhrase(ShapeOf(st))) +
                       "; a profiler trace would name the cause.";
       } else if (top_matters) {
-        dx.top_line = util + ", but " + top->summary;
+        // "..., but the GPU sat idle" (an acronym such as "GPU-Util" keeps its case).
+        std::string sum = top->summary;
+        if (sum.size() > 1 && std::isupper(static_cast<unsigned char>(sum[0])) &&
+            std::islower(static_cast<unsigned char>(sum[1])))
+          sum[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(sum[0])));
+        dx.top_line = util + ", but " + sum;
       } else {
         dx.top_line = util + "; no cause visible in the counters costs more than 5% of the span.";
       }
@@ -579,6 +631,9 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " +
                     (dx.per_step_basis ? std::string("the captured steps") : std::string("the span")) +
                     "; " + sum;
+    } else if (top->id == "kernel_efficiency.busy_not_work") {
+      // The finding states the gap itself: "GPU-Util 97% but 2% of SMs have work: ...".
+      dx.top_line = top->summary;
     } else if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10 && host_side) {
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; " +
                     FormatPct(dx.host_wait_idle_ratio) + " of that idle is waiting for the host: " +
@@ -671,7 +726,10 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
     dx.caveats.push_back(
         "Do not run full trace collection at production peak; sample with `gpuwhy record` instead.");
   if (!dx.per_step_basis && !(pd == nullptr && sampled))
-    dx.caveats.push_back("No step markers: per-step figures are for the whole profiled span.");
+    dx.caveats.push_back(
+        loop_window ? "No step markers: per-step figures are for the loop (set-up and teardown "
+                      "before and after it are reported once, as one-off idle)."
+                    : "No step markers: per-step figures are for the whole profiled span.");
   return dx;
 }
 

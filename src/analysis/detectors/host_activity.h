@@ -5,8 +5,15 @@
 //
 // Lifecycle: LaunchCadence() once per trace; ComputeHostBreakdowns() once
 // per trace with every host window that needs a breakdown (only waits longer
-// than the launch cadence do). Both are pure and linear in the queried
-// threads' events plus one sort per thread; nothing is kept afterwards.
+// than the launch cadence do): each window's breakdown is handed to a sink as
+// soon as the sweep has passed it, so no breakdown outlives its window (the
+// timeline decides the gap and keeps a few words of it). Both are pure and
+// linear in the queried threads' events plus one sort per thread.
+//
+// What held a window (the issue "each gap explained by what held it"): the
+// innermost item whose span covers more than half of the window (the
+// `holder`), walked down the thread's stack Python frame -> annotation -> op
+// -> runtime call; DescribeHold() names it for a sentence.
 //
 // Nesting: ranges (CPU ops, annotations, Python functions, NVTX) and API
 // calls of one thread nest like a call stack; an item that overlaps its
@@ -17,11 +24,14 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "analysis/utilization/intervals.h"
 #include "base/units.h"
 #include "model/trace.h"
 
@@ -62,28 +72,41 @@ inline constexpr size_t kHostTopItems = 4;
 // HostBreakdown: the time of one host window by HostWork, what is left
 // untraced, the CPU-work items that took most of it, and the longest
 // blocking call.
+// A launch call or an op's own time between its launches counts as kLaunch /
+// kDispatch only in pieces up to ThreadWindows::launch_piece_max_ns; a longer
+// piece is not launching (a first launch loading its module, an op's own CPU
+// work such as cuDNN's algorithm search) and counts as kOtherApi / kCpuWork.
 struct HostBreakdown {
   std::array<int64_t, kHostWorkCount> by_work{};
   int64_t untraced_ns = 0;
   std::array<HostTally, kHostTopItems> top{};  // ns == 0: unused
   HostItemRef top_blocking;                    // API row
   int64_t top_blocking_ns = 0;
+  // holder: the innermost item (range or call) that covers more than half of
+  // the window's length, or invalid when none does; when a torch.compile
+  // annotation (IsCompileRangeName) encloses it, the innermost such annotation
+  // instead (compilation holds the window). holder_ns: its overlap.
+  HostItemRef holder;
+  int64_t holder_ns = 0;
 };
 
-// HostWindow: one queried window; `slot` indexes the caller's result vector
-// (several windows may share a slot: their breakdowns add up).
-struct HostWindow {
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  uint32_t slot = 0;
-};
-
-// ThreadWindows: the windows queried on one thread, disjoint.
+// ThreadWindows: the slots queried on one thread, each slot one window or a
+// few (HostWindowSource), in time order: every window of a slot starts after
+// every window of the slot before it, and none overlap.
 struct ThreadWindows {
   int32_t pid = kMissingI32;
   int64_t tid = kMissingI64;
-  std::vector<HostWindow> windows;
+  std::vector<uint32_t> slots;
+  // launch_piece_max_ns: the longest piece of a launch call or of an op's own
+  // time between launches that still counts as launching (HostBreakdown).
+  int64_t launch_piece_max_ns = INT64_MAX;
 };
+
+// HostWindowSource: the windows of a slot into *parts (cleared by the
+// caller): sorted, disjoint; their breakdowns add up (one gap less its
+// DataLoader parts). Asked when the sweep reaches the slot, so no list of
+// every window is held (24 bytes a window: 40 MB on a 10 M-event capture).
+using HostWindowSource = std::function<void(uint32_t slot, std::vector<Interval>* parts)>;
 
 // ThreadKey: (pid, tid).
 using ThreadKey = std::pair<int32_t, int64_t>;
@@ -93,12 +116,69 @@ using ThreadKey = std::pair<int32_t, int64_t>;
 std::map<ThreadKey, int64_t> LaunchCadence(const model::Trace& trace,
                                            const std::vector<bool>& is_launch);
 
-// ComputeHostBreakdowns: for every window of every entry of `queries`, add
-// its breakdown into (*out)[window.slot] (`out` sized by the caller). Windows
-// of one entry must not overlap; entries may repeat a thread.
+// HostBreakdownSink: receives each slot's finished breakdown, once per slot.
+using HostBreakdownSink = std::function<void(uint32_t slot, const HostBreakdown& breakdown)>;
+
+// ComputeHostBreakdowns: for every slot of `queries`, the breakdown of its
+// windows (from `source`), handed to `sink` as soon as the sweep has passed
+// the slot's last window (top items sorted, most first). Each slot lies in one
+// entry; windows of one entry must not overlap; entries may repeat a thread.
+// Slots of one thread reach the sink in time order from one worker; slots of
+// two threads may reach it at once from two workers (the sink must allow that).
+// Memory: the breakdowns of the windows the sweep is inside, not one per slot
+// (a 10 M-event capture has 2.5 M slots: 500 MB of breakdowns held before).
 void ComputeHostBreakdowns(const model::Trace& trace, const std::vector<bool>& is_launch,
                            const std::vector<bool>& is_blocking,
-                           std::vector<ThreadWindows> queries, std::vector<HostBreakdown>* out);
+                           std::vector<ThreadWindows> queries, const HostWindowSource& source,
+                           const HostBreakdownSink& sink);
+
+// IsCompileRangeName: a torch.compile / Inductor / Triton annotation or frame
+// (`dynamo_timed`, `compile_fx`, `Torch-Compiled Region`, `_compile`,
+// `inductor`, autotuning): compilation, a warm-up cost.
+bool IsCompileRangeName(std::string_view name);
+
+// HoldKind: what kind of work an item that held a GPU gap is.
+enum class HoldKind : uint8_t {
+  kNone = 0,        // nothing traced held it
+  kBlockingCall,    // a sync or blocking copy (summary's sync table)
+  kAllocation,      // cudaMalloc / cudaFree / hipMalloc / cuMemAlloc ... (blocking, often one-off)
+  kModuleLoad,      // cu*ModuleLoad*, cuLibraryLoad*, hipModuleLoad*: compile/warm-up
+  kContext,         // context creation / init (cuInit, cuCtxCreate, cuDevicePrimaryCtxRetain)
+  kSlowLaunch,      // one launch call longer than launching (lazy module load on first launch)
+  kOtherCall,       // another runtime/driver/OS call
+  kCompile,         // a torch.compile / Triton annotation (IsCompileRangeName)
+  kCudnnFirstUse,   // the first call of a cuDNN op: cuDNN algorithm search / warm-up
+  kFirstCall,       // the first call of an op or function of this name: warm-up
+  kOp,              // a CPU op's own time
+  kPython,          // a Python frame with no op below it
+  kAnnotation,      // a user annotation / NVTX range with no op below it
+};
+
+// ClassifyHold: the kind of `item`, an item that held a gap longer than the
+// launch cadence (a launch call holding one is a slow launch);
+// `first_row_of_range_name` (by StringId; may be empty: first calls are then
+// not told apart) says whether a range is the first of its name in the trace.
+HoldKind ClassifyHold(const model::Trace& trace, HostItemRef item,
+                      const std::vector<uint32_t>& first_row_of_range_name);
+
+// FirstRangeRowsByName: per StringId, the first range row (by start) of that
+// name, UINT32_MAX for names no range has. 4 bytes per interned string.
+std::vector<uint32_t> FirstRangeRowsByName(const model::Trace& trace);
+// FirstApiRowsByName: the same over runtime/driver calls (trace.api_calls).
+std::vector<uint32_t> FirstApiRowsByName(const model::Trace& trace);
+
+// IsWarmUpHold: kinds that are one-off costs of a first use (module load,
+// context, a slow first launch, compilation, a first op call, cuDNN's first
+// use, and an allocation: a caller counts only the first call of its name).
+bool IsWarmUpHold(HoldKind kind);
+
+// DescribeHold: a sentence fragment naming what held a gap: the item, its kind
+// in words, the enclosing ops and the innermost Python frame outside torch:
+// "hipMemcpyWithStream (a blocking copy) in aten::copy_ < aten::_to_copy <
+// aten::to, from forward_batch_info.py(443): init_new". Empty for an invalid item.
+// `note`, when not empty, is added inside the kind's parentheses.
+std::string DescribeHold(const model::Trace& trace, HostItemRef item, HoldKind kind,
+                         std::string_view note = {});
 
 // EnclosingOps: names of the ranges on thread `tid` that contain [s, e),
 // innermost first, at most 3, " < "-joined (each cut to 48 bytes); only CPU

@@ -32,28 +32,30 @@ std::string Short(std::string_view s, size_t n = 60) {
   return std::string(s.substr(0, n - 3)) + "...";
 }
 
-// GapWhat: what the host did in gap `g`, for sentences ("hipMemcpyWithStream
-// (blocking copy) in aten::copy_", "preprocess (Python)").
-std::string GapWhat(const model::Trace& t, const IdleGap& g) {
-  const model::ApiTable& api = t.api_calls;
+// GapWhat: what held gap `g` on the host, for sentences: the blocking call
+// or the item that held most of it (host_activity.h DescribeHold), with its
+// ops and Python frame ("host blocked in hipMemcpyWithStream (a blocking
+// copy) in aten::copy_ < aten::_to_copy < aten::to, from ...", "host in the
+// first aten::cudnn_convolution (cuDNN algorithm search ...)").
+// `first_rows`: FirstRangeRowsByName() of the trace.
+std::string GapWhat(const model::Trace& t, const IdleGap& g, const std::vector<uint32_t>& first_rows) {
   if ((g.cause == IdleCause::kSync || g.cause == IdleCause::kH2dSync) &&
       g.sync_api_row() != UINT32_MAX) {
-    const uint32_t r = g.sync_api_row();
-    std::string s = "host in " + std::string(CanonicalApiName(t.Str(api.name[r]))) +
-                    (g.cause == IdleCause::kH2dSync ? " (waiting on a host-to-device copy)"
-                                                    : " (a blocking call)");
-    const std::string ops = EnclosingOps(t, api.tid[r], api.start_ns[r], api.end_ns[r], false);
-    if (!ops.empty()) s += " in " + ops;
-    return s;
+    return "host blocked in " +
+           DescribeHold(t, {g.sync_api_row(), true}, HoldKind::kBlockingCall,
+                        g.cause == IdleCause::kH2dSync ? "waiting on a host-to-device copy" : "");
   }
   switch (g.cause) {
-    case IdleCause::kDataLoader: return "host in the DataLoader";
+    case IdleCause::kDataLoader: return "host in the DataLoader (data loading)";
     case IdleCause::kSync: return "host in a cuda_sync wait";
     case IdleCause::kHostBusy:
-      return g.host_what().valid()
-                 ? "host in " + Short(t.Str(ItemName(t, g.host_what()))) + " (" +
-                       std::string(ItemKindLabel(t, g.host_what())) + ")"
-                 : std::string("host work the trace does not show");
+      if (!g.host_what().valid()) return "host work the trace does not show";
+      if (g.host_what_held())
+        return "host in " +
+               DescribeHold(t, g.host_what(), ClassifyHold(t, g.host_what(), first_rows));
+      return "host in " + Short(t.Str(ItemName(t, g.host_what()))) + " (" +
+             std::string(ItemKindLabel(t, g.host_what())) +
+             ") for part of it; no one item held most of it";
     case IdleCause::kHostLaunch: return "host launching work";
     default: break;
   }
@@ -96,6 +98,7 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
     }
     const double untraced = static_cast<double>(d.host_busy_untraced_ns) / window;
     const IdleGap& worst = *gaps.front();
+    const std::vector<uint32_t> first_rows = FirstRangeRowsByName(t);
     const std::string per = d.steps_from_markers ? "of the step" : "of the span";
     f.summary = "The GPU waits " + FormatPct(f.lost_step_ratio) + " " + per +
                 " while the launching thread runs work that launches nothing (" +
@@ -133,7 +136,7 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
         ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
       ex.device_id = d.device_id;
       ex.rank = in.rank;
-      ex.detail = GapWhat(t, g);
+      ex.detail = GapWhat(t, g, first_rows);
       f.examples.push_back(std::move(ex));
     }
 
@@ -204,6 +207,7 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
     std::sort(head.begin(), head.end(), longest_first);
     std::sort(tail.begin(), tail.end(), longest_first);
 
+    const std::vector<uint32_t> first_rows = FirstRangeRowsByName(t);
     Finding f;
     f.id = "idle.one_off_gap";
     f.category = Category::kIdle;
@@ -213,8 +217,11 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
     f.per_step_basis = false;
     f.step_count = static_cast<int32_t>(d.steps.size());
     f.lost_per_step_ns = d.one_off_idle_ns;
+    // Of the whole capture: set-up and teardown phases lie outside the loop's
+    // window, and a part never exceeds its whole.
+    const int64_t capture_ns = AddSat(d.steps_total_ns, AddSat(d.setup_ns, d.teardown_ns));
     f.lost_step_ratio =
-        static_cast<double>(d.one_off_idle_ns) / static_cast<double>(d.steps_total_ns);
+        static_cast<double>(d.one_off_idle_ns) / static_cast<double>(capture_ns);
     f.severity = SeverityFromLoss(f.lost_step_ratio);
     const double idle = static_cast<double>(std::max<int64_t>(1, d.idle_ns));
     const double idle_share = static_cast<double>(d.one_off_idle_ns) / idle;
@@ -229,10 +236,12 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
       parts.push_back(
           (isolated.size() == 1
                ? "one " + FormatMs(g0.end_ns - g0.start_ns) + " gap" + where + " holds "
-               : "two gaps (" + FormatMs(g0.end_ns - g0.start_ns) + where + ", " +
-                     FormatMs(isolated[1]->end_ns - isolated[1]->start_ns) + ") hold ") +
+               : (isolated.size() == 2 ? std::string("two") : std::to_string(isolated.size())) +
+                     " gaps (" + FormatMs(g0.end_ns - g0.start_ns) + where + ", " +
+                     FormatMs(isolated[1]->end_ns - isolated[1]->start_ns) +
+                     (isolated.size() > 2 ? ", ..." : "") + ") hold ") +
           FormatPct(static_cast<double>(iso_ns) / idle) +
-          " of the GPU idle; not a per-step pattern (" + GapWhat(t, g0) + ")");
+          " of the GPU idle; not a per-step pattern (" + GapWhat(t, g0, first_rows) + ")");
     }
     auto phase = [&](const std::vector<const IdleGap*>& v, int64_t ns, const char* when) {
       // A sliver beside an isolated gap is not worth a clause.
@@ -240,7 +249,7 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
       parts.push_back(std::string(when) + " the GPU idles " + FormatMs(ns) + " (" +
                       FormatPct(static_cast<double>(ns) / idle) + " of the idle, " +
                       std::to_string(v.size()) + (v.size() == 1 ? " gap" : " gaps") +
-                      "; longest: " + GapWhat(t, *v.front()) +
+                      "; longest: " + GapWhat(t, *v.front(), first_rows) +
                       "): set-up or teardown, not the loop");
     };
     phase(head, head_ns, "before the first kernel");
@@ -258,6 +267,10 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
               "GPU idle before the first kernel");
     AddMetric(f, "teardown_idle_ns", static_cast<double>(tail_ns), "ns",
               "GPU idle after the last kernel");
+    // loop_phases: 1 when the set-up and teardown lie outside a loop the
+    // other findings describe (the diagnosis ranks them after its causes).
+    AddMetric(f, "loop_phases", d.has_loop_phases ? 1.0 : 0.0, "count",
+              "set-up/teardown outside the loop");
     auto example = [&](const IdleGap& g, const char* what) {
       Example ex;
       ex.what = what;
@@ -267,7 +280,7 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
         ex.step = d.steps[static_cast<size_t>(g.step_index)].step;
       ex.device_id = d.device_id;
       ex.rank = in.rank;
-      ex.detail = GapWhat(t, g) + " (" + std::string(ToString(g.cause)) + ")";
+      ex.detail = GapWhat(t, g, first_rows) + " (" + std::string(ToString(g.cause)) + ")";
       f.examples.push_back(std::move(ex));
     };
     for (const IdleGap* g : isolated) example(*g, "one-off GPU idle gap");
@@ -291,11 +304,39 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
           {FixKind::kAsyncCopies,
            "If it recurs: build tensors from pinned host memory and copy with non_blocking=True "
            "(torch.tensor(...) on host data copies synchronously), or keep the data on the GPU."});
-    else if (main != nullptr && main->cause == IdleCause::kHostBusy)
-      f.recommendations.push_back(
-          {FixKind::kPrefetch,
-           "If it recurs: overlap that host work with GPU work (a background thread or worker), "
-           "or move it onto the GPU."});
+    else if (main != nullptr && main->cause == IdleCause::kHostBusy) {
+      // Warm-up held it: say how to keep that cost out of the loop.
+      const HoldKind kind = main->host_what_held()
+                                ? ClassifyHold(t, main->host_what(), first_rows)
+                                : HoldKind::kNone;
+      const std::string what = main->host_what_held()
+                                   ? DescribeHold(t, main->host_what(), kind)
+                                   : std::string();
+      if (kind == HoldKind::kCudnnFirstUse || what.find("cuDNN") != std::string::npos)
+        f.recommendations.push_back(
+            {FixKind::kSteadyState,
+             "cuDNN's first use: with torch.backends.cudnn.benchmark=True every new input shape "
+             "runs the algorithm search again; keep shapes fixed (pad or bucket them), or set it "
+             "False when shapes vary, and run a warm-up batch before timing or serving."});
+      else if (kind == HoldKind::kCompile)
+        f.recommendations.push_back(
+            {FixKind::kSteadyState,
+             "Compilation: warm the compiled model up before timing or serving, keep shapes "
+             "stable (torch._dynamo.mark_dynamic for a dimension that varies), and reuse the "
+             "Inductor/Triton caches across runs (TORCHINDUCTOR_CACHE_DIR, FX graph cache)."});
+      else if (kind == HoldKind::kSlowLaunch || kind == HoldKind::kModuleLoad ||
+               kind == HoldKind::kContext)
+        f.recommendations.push_back(
+            {FixKind::kSteadyState,
+             "Start-up cost of the CUDA context and kernel modules (lazy loading on first "
+             "launch): run a warm-up step before timing, or set CUDA_MODULE_LOADING=EAGER to pay "
+             "it once at start-up."});
+      else
+        f.recommendations.push_back(
+            {FixKind::kPrefetch,
+             "If it recurs: overlap that host work with GPU work (a background thread or worker), "
+             "or move it onto the GPU."});
+    }
     f.caveats.push_back("Not extrapolated per step: the lost time is the one-off idle itself, as a "
                         "share of the captured window.");
     out.push_back(std::move(f));

@@ -4,13 +4,20 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <optional>
+#include <queue>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 
+#include "analysis/gpu_arch/arch_limits.h"
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/throughput/throughput.h"
+#include "analysis/utilization/kernel_fill.h"
+#include "analysis/utilization/utilization.h"
 
 namespace gpuwhy::analysis::detectors {
 
@@ -34,6 +41,8 @@ namespace {
 
 // Kernel names in examples and notes: demangled, abbreviated to this many bytes.
 constexpr size_t kExampleNameChars = 80;
+// Kernel names in a one-line sentence (the WHY line).
+constexpr size_t kWhyNameChars = 40;
 
 double MeanOf(const model::Trace& t, model::CounterKind kind, int32_t dev) {
   double sum = 0;
@@ -113,6 +122,343 @@ Example GemmExample(const OpAggregate& op, const DeviceTimeline& d, int32_t rank
                        (issue.empty() ? std::string() : "; " + issue));
 }
 
+
+// Busy that is not work (docs/detectors.md, "kernel_efficiency.busy_not_work").
+// Blocks of fewer threads than this are small: the per-SM block limit (16-32)
+// caps how many threads such a kernel can keep resident.
+constexpr int64_t kSmallBlockThreads = 128;
+// GEMM/conv kernels choose their tiles and run at low occupancy by design;
+// only blocks under this many threads (one or a few warps) count as small.
+constexpr int64_t kSmallGemmBlockThreads = 64;
+// A small-block kernel whose resident threads reach this share of the SM's
+// thread slots is taken to use the SM fully (latency is hidden from about there).
+constexpr double kOccupancyEnough = 0.5;
+// The finding fires when the time at stake is at least this share of the
+// windows and this share of the kernel-busy time: a GPU whose SMs have work
+// most of the time it is busy is not "busy without work".
+constexpr double kBusyNotWorkMinStake = 0.02;
+constexpr double kBusyNotWorkMinGap = 0.10;
+// Counter evidence: SM active under this share of the kernel-busy time.
+constexpr double kCounterRealToSurfaceMax = 0.5;
+// At least this many counter samples inside the windows before they decide.
+constexpr int64_t kMinCounterSamples = 5;
+
+// LaunchAgg: kernels of one name and one launch configuration whose time is
+// partly at stake.
+struct LaunchAgg {
+  StringId name = 0;
+  int64_t blocks = kMissingI64;   // grid blocks (x*y*z)
+  int64_t threads = kMissingI64;  // threads per block (x*y*z)
+  double bps_sum_ns = 0;          // blocks/SM x duration (a time-weighted mean)
+  double occ_sum_ns = 0;          // est. occupancy x duration, over kernels that have one
+  double occ_ns = 0;              // duration of kernels with an occupancy
+  int64_t kernel_ns = 0;
+  int64_t count = 0;
+  double stake_ns = 0;
+};
+
+// BusyWork: a device's kernel time inside the windows against the work its
+// launch configurations give the SMs.
+struct BusyWork {
+  double stake_ns = 0;        // ∫ (1 - min(1, Σ work share)) over the time it is known
+  double fill_ns = 0;         // ∫ min(1, Σ blocks/SM) over the same time
+  int64_t known_busy_ns = 0;  // kernel-busy time where every running kernel has a config
+  int64_t kernel_busy_ns = 0; // kernel-busy time (union) inside the windows
+  std::vector<LaunchAgg> top;  // most at stake first
+};
+
+// BlocksOf / ThreadsOf: grid blocks and threads per block of kernel row `i`
+// (missing dimensions count 1; kMissingI64 when x is missing).
+int64_t BlocksOf(const model::KernelTable& k, size_t i) {
+  if (!IsValid(k.grid_x[i])) return kMissingI64;
+  return MulSat(MulSat(k.grid_x[i], IsValid(k.grid_y[i]) ? k.grid_y[i] : 1),
+                IsValid(k.grid_z[i]) ? k.grid_z[i] : 1);
+}
+int64_t ThreadsOf(const model::KernelTable& k, size_t i) {
+  if (!IsValid(k.block_x[i])) return kMissingI64;
+  return MulSat(MulSat(k.block_x[i], IsValid(k.block_y[i]) ? k.block_y[i] : 1),
+                IsValid(k.block_z[i]) ? k.block_z[i] : 1);
+}
+
+// WorkShare: the share of the GPU a kernel can keep working, from its launch
+// figures: its SM fill min(1, blocks/SM), times, for a small-block kernel
+// (under kSmallBlockThreads threads; kSmallGemmBlockThreads for a GEMM/conv),
+// its resident threads per SM with work against kOccupancyEnough. NaN when
+// blocks/SM is unknown.
+double WorkShare(const KernelLaunchFigures& f, int64_t threads, KernelClass cls) {
+  if (!IsValid(f.blocks_per_sm)) return kMissingF64;
+  const double fill = std::min(1.0, f.blocks_per_sm);
+  const int64_t small =
+      cls == KernelClass::kGemmConv ? kSmallGemmBlockThreads : kSmallBlockThreads;
+  // An occupancy of 0 is no figure: a kernel that ran had a block resident
+  // (Kineto writes 0 where its estimate fails, or rounds a tiny one down).
+  if (!IsValid(threads) || threads >= small || !IsValid(f.occupancy_ratio) ||
+      f.occupancy_ratio <= 0 || fill <= 0)
+    return fill;
+  // Kineto's estimate already scales by the fill when blocks/SM < 1.
+  const double per_sm = f.occupancy_ratio / fill;
+  return fill * std::min(1.0, per_sm / kOccupancyEnough);
+}
+
+// MeasureBusyWork: one sweep over device `d`'s kernels that start inside its
+// windows, in start order (the table is sorted by start), with the running
+// kernels in a heap by end. Time where a kernel without blocks/SM runs, or
+// only communication kernels run, is not judged (communication kernels use
+// few SMs on purpose; communication.exposed reports their time). The loss of
+// each judged instant is shared by the non-communication kernels running then.
+BusyWork MeasureBusyWork(const model::Trace& t, const DeviceTimeline& d, KernelInfoMemo& names) {
+  BusyWork out;
+  const model::KernelTable& k = t.kernels;
+  const model::Device* dev = t.FindDevice(d.device_id);
+  ArchLimits limits;
+  const bool have_limits = dev != nullptr && LimitsForDevice(*dev, &limits);
+  const int32_t sm_count = dev != nullptr ? dev->sm_count : kMissingI32;
+  struct Running {
+    int64_t end_ns;
+    uint32_t row;
+    double work;  // NaN: unknown
+    double bps;
+    double occ;
+    bool comm;
+    double c_start;  // the shared-loss integral when it started
+  };
+  auto later = [](const Running& a, const Running& b) { return a.end_ns > b.end_ns; };
+  std::priority_queue<Running, std::vector<Running>, decltype(later)> running(later);
+  double sum_work = 0, sum_bps = 0, shared = 0;
+  int64_t n_run = 0, n_unknown = 0, n_judged = 0, now = kMissingI64, busy_from = 0;
+  std::map<std::tuple<StringId, int64_t, int64_t>, LaunchAgg> aggs;
+  std::tuple<StringId, int64_t, int64_t> last_key{};
+  LaunchAgg* last = nullptr;  // std::map nodes stay put as it grows
+  auto advance = [&](int64_t to) {
+    if (n_run > 0 && IsValid(now) && to > now) {
+      const double dt = static_cast<double>(to - now);
+      if (n_unknown == 0) {
+        out.fill_ns += dt * std::min(1.0, sum_bps);
+        out.known_busy_ns = AddSat(out.known_busy_ns, to - now);
+        if (n_judged > 0) {
+          const double loss = dt * (1.0 - std::min(1.0, sum_work));
+          out.stake_ns += loss;
+          shared += loss / static_cast<double>(n_judged);
+        }
+      }
+    }
+    if (!IsValid(now) || to > now) now = to;
+  };
+  auto finish = [&](const Running& r) {
+    --n_run;
+    if (!IsValid(r.work)) {
+      --n_unknown;
+    } else {
+      sum_work -= r.work;
+      sum_bps -= r.bps;
+      if (!r.comm) --n_judged;
+    }
+    if (n_run == 0) {
+      sum_work = sum_bps = 0;  // float sums drift; an empty set is exactly 0
+      out.kernel_busy_ns = AddSat(out.kernel_busy_ns, now - busy_from);
+    }
+    const double share = r.comm || !IsValid(r.work) ? 0.0 : shared - r.c_start;
+    if (share <= 0) return;
+    const int64_t dur = k.end_ns[r.row] - k.start_ns[r.row];
+    const std::tuple<StringId, int64_t, int64_t> key{k.name[r.row], BlocksOf(k, r.row),
+                                                     ThreadsOf(k, r.row)};
+    // Launches of one config come in runs: look the map up once per run.
+    if (last == nullptr || key != last_key) {
+      last = &aggs[key];
+      last_key = key;
+    }
+    LaunchAgg& a = *last;
+    a.name = std::get<0>(key);
+    a.blocks = std::get<1>(key);
+    a.threads = std::get<2>(key);
+    a.bps_sum_ns += r.bps * static_cast<double>(dur);
+    if (IsValid(r.occ)) {
+      a.occ_sum_ns += r.occ * static_cast<double>(dur);
+      a.occ_ns += static_cast<double>(dur);
+    }
+    a.kernel_ns = AddSat(a.kernel_ns, dur);
+    ++a.count;
+    a.stake_ns += share;
+  };
+  auto drain_to = [&](int64_t ts) {
+    while (!running.empty() && running.top().end_ns <= ts) {
+      const Running r = running.top();
+      running.pop();
+      advance(r.end_ns);
+      finish(r);
+    }
+  };
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (k.device_id[i] != d.device_id || !IsValid(k.start_ns[i]) || !IsValid(k.end_ns[i]) ||
+        k.end_ns[i] <= k.start_ns[i])
+      continue;
+    if (Timeline::StepIndexAt(d, k.start_ns[i]) < 0) continue;
+    const int64_t start = IsValid(now) ? std::max(now, k.start_ns[i]) : k.start_ns[i];
+    drain_to(start);
+    advance(start);
+    if (k.end_ns[i] <= now) continue;  // out of order and already over
+    const KernelLaunchFigures fig =
+        KernelFigures(t, static_cast<uint32_t>(i), sm_count, have_limits ? &limits : nullptr);
+    const KernelClass cls = names.Get(k.name[i]).kernel_class;
+    Running r{k.end_ns[i], static_cast<uint32_t>(i), WorkShare(fig, ThreadsOf(k, i), cls),
+              fig.blocks_per_sm, fig.occupancy_ratio, cls == KernelClass::kCommunication, shared};
+    if (n_run == 0) busy_from = now;
+    ++n_run;
+    if (!IsValid(r.work)) {
+      ++n_unknown;
+    } else {
+      sum_work += r.work;
+      sum_bps += r.bps;
+      if (!r.comm) ++n_judged;
+    }
+    running.push(r);
+  }
+  drain_to(std::numeric_limits<int64_t>::max());
+  for (auto& [key, a] : aggs) out.top.push_back(a);
+  std::sort(out.top.begin(), out.top.end(), [](const LaunchAgg& a, const LaunchAgg& b) {
+    return a.stake_ns != b.stake_ns ? a.stake_ns > b.stake_ns : a.name < b.name;
+  });
+  if (out.top.size() > 3) out.top.resize(3);
+  return out;
+}
+
+// CounterMeanIn: the time-weighted mean of `kind` for device `dev` over
+// [t0, t1) from the series with the most samples there; NaN with fewer than
+// kMinCounterSamples.
+double CounterMeanIn(const model::Trace& t, model::CounterKind kind, int32_t dev, int64_t t0,
+                     int64_t t1) {
+  const model::CounterSeries* best = nullptr;
+  int64_t best_n = 0;
+  for (const model::CounterSeries& s : t.counters) {
+    if (s.kind != kind || s.ts_are_indexes || (IsValid(s.device_id) && s.device_id != dev))
+      continue;
+    int64_t n = 0;
+    for (size_t i = 0; i < s.ts_ns.size(); ++i)
+      n += IsValid(s.value[i]) && s.ts_ns[i] >= t0 && s.ts_ns[i] < t1;
+    if (n > best_n) {
+      best = &s;
+      best_n = n;
+    }
+  }
+  if (best == nullptr || best_n < kMinCounterSamples) return kMissingF64;
+  return TimeWeightedMeanOver(*best, t0, t1);
+}
+
+// LaunchPhrase: "2 blocks of 32 threads" (what is known of it).
+std::string LaunchPhrase(const LaunchAgg& a) {
+  std::string out;
+  if (IsValid(a.blocks)) out = std::to_string(a.blocks) + (a.blocks == 1 ? " block" : " blocks");
+  if (IsValid(a.threads))
+    out += (out.empty() ? std::string("blocks") : std::string()) + " of " +
+           std::to_string(a.threads) + (a.threads == 1 ? " thread" : " threads");
+  return out.empty() ? std::string("its launch configuration") : out;
+}
+
+double MeanBps(const LaunchAgg& a) {
+  return a.kernel_ns > 0 ? a.bps_sum_ns / static_cast<double>(a.kernel_ns) : kMissingF64;
+}
+double MeanOcc(const LaunchAgg& a) { return a.occ_ns > 0 ? a.occ_sum_ns / a.occ_ns : kMissingF64; }
+
+// BusyNotWorkFinding: "kernel_efficiency.busy_not_work" for device `d`, or
+// nothing. `sm_active` (counter, NaN when absent) decides when present: the
+// launch configuration is an estimate, the counter a measurement.
+std::optional<Finding> BusyNotWorkFinding(const model::Trace& t, const DeviceTimeline& d,
+                                          int32_t rank, const BusyWork& bw, double sm_active,
+                                          KernelInfoMemo& names) {
+  if (d.steps_total_ns <= 0 || bw.kernel_busy_ns <= 0) return std::nullopt;
+  const double window = static_cast<double>(d.steps_total_ns);
+  const double surface = static_cast<double>(bw.kernel_busy_ns) / window;
+  const bool by_counter = IsValid(sm_active);
+  double stake = bw.stake_ns;
+  double real = bw.fill_ns / window;  // SM fill over the windows (kernels without a config: 0)
+  if (by_counter) {
+    real = std::min(sm_active, surface);
+    if (real >= kCounterRealToSurfaceMax * surface) return std::nullopt;
+    stake = static_cast<double>(bw.kernel_busy_ns) * (1.0 - real / surface);
+  }
+  if (stake < kBusyNotWorkMinStake * window ||
+      stake < kBusyNotWorkMinGap * static_cast<double>(bw.kernel_busy_ns))
+    return std::nullopt;
+  const int32_t sm_count = SmCountOf(t, d.device_id);
+  Finding f;
+  f.id = "kernel_efficiency.busy_not_work";
+  f.category = Category::kKernelEfficiency;
+  f.rank = rank;
+  f.device_id = d.device_id;
+  f.title = "Busy is not work: the kernels leave SMs without work";
+  SetLoss(f, d, SatFromDouble(stake));
+  const std::string util = "GPU-Util " + FormatPct(surface);
+  std::string why;
+  if (!bw.top.empty()) {
+    const LaunchAgg& w = bw.top.front();
+    // The sentence names the function alone ("kern"); the examples keep more.
+    std::string bare = AbbreviateSymbol(names.Demangled(w.name), kWhyNameChars);
+    if (bare.ends_with("(…)")) bare.resize(bare.size() - std::string_view("(…)").size());
+    const std::string name = "`" + bare + "`";
+    const double bps = MeanBps(w), occ = MeanOcc(w);
+    if (IsValid(bps) && bps < 1.0) {
+      why = name + " runs " + LaunchPhrase(w) + " for " + FormatMs(w.kernel_ns) +
+            (IsValid(sm_count) ? " on a " + std::to_string(sm_count) + "-SM GPU" : std::string());
+    } else {
+      why = name + " runs " + LaunchPhrase(w) + " for " + FormatMs(w.kernel_ns) +
+            (IsValid(occ) ? ", an est. occupancy of " + FormatPct(occ) : std::string());
+    }
+  }
+  const std::string stake_text = "up to " + FormatMs(SatFromDouble(stake)) + " (" +
+                                 FormatPct(stake / window) + " of " +
+                                 (d.steps_from_markers ? "the steps" : "the span") +
+                                 ") of kernel time is at stake";
+  if (by_counter) {
+    f.summary = util + " but SMs are active " + FormatPct(real) + " of the time (counters)" +
+                (why.empty() ? std::string() : "; the worst launch: " + why) + "; " + stake_text +
+                ".";
+  } else if (!bw.top.empty() && IsValid(MeanBps(bw.top.front())) && MeanBps(bw.top.front()) < 1) {
+    f.summary = util + " but " + FormatPct(real) + " of SMs have work: " + why + "; " +
+                stake_text + ".";
+  } else {
+    f.summary = util + " but blocks too small to fill the SMs: " + why + "; " + stake_text + ".";
+  }
+  AddMetric(f, "kernel_busy_ratio", surface, "ratio",
+            "kernel-busy share of the windows (GPU-Util)");
+  AddMetric(f, "real_ratio", real, "ratio",
+            by_counter ? "SM active (counter)" : "SM fill over the windows (launch config)");
+  AddMetric(f, "at_stake_ns", stake, "ns", "kernel time x (1 - real/surface), an upper bound");
+  if (!by_counter && bw.kernel_busy_ns > 0)
+    AddMetric(f, "launch_config_coverage",
+              static_cast<double>(bw.known_busy_ns) / static_cast<double>(bw.kernel_busy_ns),
+              "ratio", "kernel-busy time with a known launch configuration");
+  for (const LaunchAgg& a : bw.top) {
+    Example ex;
+    ex.what = AbbreviateSymbol(names.Demangled(a.name), kExampleNameChars);
+    ex.dur_ns = a.count > 0 ? a.kernel_ns / a.count : kMissingI64;
+    ex.device_id = d.device_id;
+    ex.rank = rank;
+    const double bps = MeanBps(a), occ = MeanOcc(a);
+    ex.detail = LaunchPhrase(a) + " x" + std::to_string(a.count) + ", " + FormatMs(a.kernel_ns) +
+                ": SM fill " + FormatPct(std::min(1.0, bps)) +
+                (IsValid(occ) ? ", est. occupancy " + FormatPct(occ) : std::string()) +
+                ", up to " + FormatMs(SatFromDouble(a.stake_ns)) + " at stake";
+    f.examples.push_back(std::move(ex));
+  }
+  f.recommendations.push_back(
+      {FixKind::kKernelTuning,
+       "Give every SM work: launch at least as many blocks as the GPU has SMs (several per SM), "
+       "with at least 128 threads per block; use grid-stride loops so one launch covers any "
+       "size."});
+  f.recommendations.push_back(
+      {FixKind::kFusion,
+       "Batch tiny launches into one kernel with enough work (torch._foreach_* / fused optimizers, "
+       "torch.compile, a batched or grouped kernel instead of one per item)."});
+  f.caveats.push_back(
+      "Time at stake is an upper bound: kernel time x (1 - real/surface), as if the kernels "
+      "sped up in proportion to the SMs they leave idle; latency- or dependency-bound work gains "
+      "less.");
+  if (!by_counter)
+    f.caveats.push_back(
+        "From the launch configuration (grid, block, est. occupancy), not measured SM activity; "
+        "DCGM, GPM or nsys GPU metrics would measure it.");
+  return f;
+}
 }  // namespace
 
 std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
@@ -248,6 +594,15 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
     std::sort(names_seen.begin(), names_seen.end());
     names_seen.erase(std::unique(names_seen.begin(), names_seen.end()), names_seen.end());
     if (names_seen.empty() || d.kernel_ns <= 0) continue;
+    // Busy that is not work: the launch configurations (or SM-active counters)
+    // against the kernel-busy time.
+    const BusyWork bw = MeasureBusyWork(t, d, names);
+    const int64_t win0 = d.steps.front().start_ns, win1 = d.steps.back().end_ns;
+    const double sm_active_in =
+        CounterMeanIn(t, model::CounterKind::kSmActive, d.device_id, win0, win1);
+    std::optional<Finding> not_work = BusyNotWorkFinding(t, d, in.rank, bw, sm_active_in, names);
+    const bool busy_not_work = not_work.has_value();
+    if (not_work) out.push_back(std::move(*not_work));
     int64_t tc_ns = 0, fp32_ns = 0, gemm_ns = 0, mem_ns = 0;
     std::vector<std::pair<int64_t, std::string>> fp32_top, mem_top;
     for (const StringId id : names_seen) {
@@ -454,13 +809,22 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       out.push_back(std::move(f));
     }
 
-    // Compute-bound (healthy) note.
-    // Long opaque kernels (e.g. CUTLASS "Kernel") with little memory-bound work
-    // also count: >= 1 ms mean duration is not launch- or bandwidth-bound work.
+    // Compute-bound (healthy) note, only with evidence of compute: GEMM/conv
+    // kernels (by name or recorded shapes), or counters with the tensor pipes
+    // busy. Long opaque kernels (e.g. CUTLASS "Kernel") with little
+    // memory-bound work count only when their grids fill every SM: a long
+    // kernel on a few SMs is not compute-bound, whatever its length.
     int64_t kernel_count = std::max<int64_t>(1, d.kernel_count);
-    bool long_kernels = d.kernel_ns / kernel_count >= kNsPerMs && mem_ns < 0.2 * kern;
-    // Not when the memory-bound finding fired: the two would contradict.
-    if (!memory_bound && busy_ratio >= 0.9 && (gemm_ns >= 0.5 * kern || long_kernels)) {
+    const bool fills_sms = bw.known_busy_ns > 0 && bw.known_busy_ns >= bw.kernel_busy_ns / 2 &&
+                           bw.fill_ns >= 0.9 * static_cast<double>(bw.known_busy_ns);
+    bool long_kernels =
+        d.kernel_ns / kernel_count >= kNsPerMs && mem_ns < 0.2 * kern && fills_sms;
+    const double tensor_active =
+        CounterMeanIn(t, model::CounterKind::kTensorActive, d.device_id, win0, win1);
+    const bool pipes_busy = IsValid(tensor_active) && tensor_active >= 0.3;
+    // Not beside memory_bound or busy_not_work: they would contradict it.
+    if (!memory_bound && !busy_not_work && busy_ratio >= 0.9 &&
+        (gemm_ns >= 0.5 * kern || long_kernels || pipes_busy)) {
       Finding f;
       f.id = "kernel_efficiency.compute_bound";
       f.category = Category::kKernelEfficiency;
@@ -471,9 +835,14 @@ std::vector<Finding> DetectKernelEfficiency(const DetectorInput& in) {
       f.lost_step_ratio = kMissingF64;
       f.severity = Severity::kInfo;
       f.summary = "GPU busy " + FormatPct(busy_ratio) + " of the step, " +
-                  (long_kernels && gemm_ns < 0.5 * kern
-                       ? "in long kernels (mean " + FormatMs(d.kernel_ns / kernel_count) + ")"
-                       : FormatPct(static_cast<double>(gemm_ns) / kern) + " of it in GEMM/conv kernels") +
+                  (gemm_ns >= 0.5 * kern
+                       ? FormatPct(static_cast<double>(gemm_ns) / kern) +
+                             " of it in GEMM/conv kernels"
+                   : long_kernels
+                       ? "in long kernels (mean " + FormatMs(d.kernel_ns / kernel_count) +
+                             ") that fill every SM"
+                       : "with the tensor pipes active " + FormatPct(tensor_active) +
+                             " (counters)") +
                   ": no host-side bottleneck.";
       AddMetric(f, "busy_step_ratio", busy_ratio, "ratio", "GPU busy share of step");
       AddMetric(f, "gemm_conv_kernel_ratio", static_cast<double>(gemm_ns) / kern, "ratio",

@@ -33,6 +33,9 @@ void PredictStepAfterFix(Finding& f, const std::vector<StepWindow>& steps, int64
       // Faster kernels: the saving is kernel time, at most all of it.
       predicted = step - std::min(lost, busy);
       why = "the kernels run as fast as the finding estimates; idle time unchanged";
+      if (f.id == "kernel_efficiency.busy_not_work")
+        why = "the kernels speed up in proportion to the SMs they leave idle (the most a fuller "
+              "launch could give); idle time unchanged";
       break;
     case Category::kCommunication:
       why = "the exposed communication is fully overlapped with compute";

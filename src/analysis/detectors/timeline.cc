@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <tuple>
 #include <unordered_map>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/gpu_arch/name_memo.h"
+#include "analysis/steps/run_phases.h"
 #include "analysis/summary/sync_api_table.h"
 
 namespace gpuwhy::analysis::detectors {
@@ -243,58 +245,34 @@ const DeviceTimeline* Timeline::Primary() const {
 
 namespace {
 
-// HostSteps: ProfilerStep#N (or NVTX step) ranges on the host, merged by N.
-std::vector<StepWindow> HostSteps(const model::Trace& trace) {
-  std::map<int32_t, StepWindow> by_step;
-  const model::RangeTable& r = trace.ranges;
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (!IsValid(r.step[i]) || r.kind[i] == model::RangeKind::kGpuUserAnnotation) continue;
-    if (!Valid(r.start_ns[i], r.end_ns[i])) continue;
-    auto [it, fresh] = by_step.try_emplace(r.step[i]);
-    StepWindow& w = it->second;
-    if (fresh) {
-      w.step = r.step[i];
-      w.host_start_ns = r.start_ns[i];
-      w.host_end_ns = r.end_ns[i];
-    } else {
-      w.host_start_ns = std::min(w.host_start_ns, r.start_ns[i]);
-      w.host_end_ns = std::max(w.host_end_ns, r.end_ns[i]);
-    }
-  }
-  std::vector<StepWindow> out;
-  for (auto& [n, w] : by_step) out.push_back(w);
-  std::sort(out.begin(), out.end(), [](const StepWindow& a, const StepWindow& b) {
-    return a.host_start_ns < b.host_start_ns;
-  });
-  return out;
-}
-
 // Launch-cadence bounds: a host wait this short is launch overhead whatever
 // the thread ran (one op's dispatch), and no wait longer than the upper bound
 // is cadence.
 constexpr int64_t kMinCadenceNs = 50 * kNsPerUs;
 constexpr int64_t kMaxCadenceNs = 1 * kNsPerMs;
 
-// HostWaitCandidate: an HTA host_wait gap longer than the launch cadence,
-// whose host window needs a breakdown before it is decided.
-// Its parts (the host window less DataLoader time) lie in one array shared by
-// all candidates: a vector each cost more than the candidate (peak memory).
-struct HostWaitCandidate {
-  size_t device = 0;  // index into Timeline::devices
-  size_t gap = 0;     // index into that device's gaps
-  int32_t pid = kMissingI32;
-  int64_t tid = kMissingI64;
-  uint32_t parts_begin = 0;  // into the shared parts array
-  uint32_t parts_count = 0;
-  int64_t window_ns = 0;  // the parts' length
-};
+// kMaxLaunchGapNs: no gap this long is launch overhead, whatever the thread
+// ran: at 5-20 µs a launch it would be thousands of launches with no kernel
+// starting (a 300 ms gap is never "launching work").
+constexpr int64_t kMaxLaunchGapNs = 100 * kNsPerMs;
+
+// Host-wait candidates: gaps longer than the launch cadence whose host window
+// (the whole gap less DataLoader time, on the launching thread) needs a
+// breakdown before it is decided: an HTA host_wait, or a sync wait followed by
+// more host time than a restart. They are named by their slot, the gap's index
+// counted over all devices' gaps (gap_base), and kept nowhere else: their
+// windows lie in the sweep's queries (a 10 M-event host-busy capture has
+// 1.7 M of them).
 
 // DecideHostWait: the cause of a candidate's gap from its host breakdown
 // (timeline.h file comment): a blocking call holding half the wait makes it
-// sync / h2d_sync; launch calls and dispatch holding the larger share, launch
-// cadence; else host work that launched nothing.
+// sync / h2d_sync; a gap that began in a sync stays the sync's when the rest
+// is its restart (launching); launch calls and short dispatch holding the
+// larger share of a gap of launching size, launch cadence; else host work
+// that launched nothing, named by the item that held it.
 void DecideHostWait(const HostBreakdown& b, int64_t w, const std::vector<bool>& row_is_h2d,
                     IdleGap* g) {
+  const bool after_sync = g->cause == IdleCause::kSync || g->cause == IdleCause::kH2dSync;
   const int64_t blocking = b.by_work[static_cast<size_t>(HostWork::kBlocking)];
   if (b.top_blocking.valid() && 2 * blocking >= w) {
     g->cause = row_is_h2d[b.top_blocking.row] ? IdleCause::kH2dSync : IdleCause::kSync;
@@ -304,19 +282,26 @@ void DecideHostWait(const HostBreakdown& b, int64_t w, const std::vector<bool>& 
   const int64_t launchy = b.by_work[static_cast<size_t>(HostWork::kLaunch)] +
                           b.by_work[static_cast<size_t>(HostWork::kDispatch)];
   const int64_t elsewhere = b.by_work[static_cast<size_t>(HostWork::kCpuWork)] +
-                            b.by_work[static_cast<size_t>(HostWork::kOtherApi)] + blocking +
-                            b.untraced_ns;
-  if (launchy >= elsewhere) {
+                            b.by_work[static_cast<size_t>(HostWork::kOtherApi)] + b.untraced_ns;
+  if (after_sync) {
+    // The sync's restart bubble (launching), or time the trace does not show,
+    // stays the sync's; traced work holding most of the gap takes it.
+    const int64_t work = b.by_work[static_cast<size_t>(HostWork::kCpuWork)] +
+                         b.by_work[static_cast<size_t>(HostWork::kOtherApi)];
+    if (launchy >= elsewhere || 2 * work <= w) return;
+  } else if (launchy >= elsewhere + blocking && w <= kMaxLaunchGapNs) {
     g->cause = IdleCause::kHostLaunch;
     return;
   }
   g->cause = IdleCause::kHostBusy;
-  if (b.top[0].ns > 0) g->set_host_what(b.top[0].example);
+  if (b.holder.valid()) g->set_host_what(b.holder, /*held=*/true);
+  else if (b.top[0].ns > 0) g->set_host_what(b.top[0].example);
+  else g->set_host_what({});
 }
 
 // MarkOneOffGaps: flag the gaps that hold most of the idle without repeating
-// (timeline.h file comment), fill recurring_idle_by_cause and the host-busy
-// tallies of the recurring gaps.
+// (timeline.h file comment), by their lengths alone (causes are decided
+// later); SumIdleByCause() then adds the totals.
 void MarkOneOffGaps(DeviceTimeline& d) {
   struct Whole {
     int64_t start_ns, end_ns, len;
@@ -324,13 +309,16 @@ void MarkOneOffGaps(DeviceTimeline& d) {
   };
   // Without step markers, idle before the first kernel or after the last
   // (set-up uploads, teardown copy-back) is a phase of its own, never the loop.
+  // With loop phases (run_phases.h) those are the phase gaps (step index -1,
+  // outside idle_ns); without a loop, the rule above on the whole capture.
   int64_t edge_idle = 0;
   auto is_edge = [&](const IdleGap& g) {
-    return !d.steps_from_markers && !d.kernel_busy.empty() &&
+    if (g.step_index < 0) return true;
+    return !d.steps_from_markers && !d.has_loop_phases && !d.kernel_busy.empty() &&
            (g.end_ns <= d.kernel_busy.front().start_ns || g.start_ns >= d.kernel_busy.back().end_ns);
   };
   for (const IdleGap& g : d.gaps)
-    if (is_edge(g)) edge_idle += g.attributed_ns;
+    if (is_edge(g) && g.step_index >= 0) edge_idle += g.attributed_ns;
   // ForEachInner: each whole gap that is not an edge gap, once. The pieces of
   // one gap are adjacent in d.gaps. No copy of the gaps is made: on a
   // 2 M-event trace they are about as many as the kernels.
@@ -387,21 +375,31 @@ void MarkOneOffGaps(DeviceTimeline& d) {
       if (w.start_ns == g.start_ns && w.end_ns == g.end_ns) return true;
     return false;
   };
-  d.recurring_idle_by_cause = {};
   for (IdleGap& g : d.gaps) {
     g.edge = is_edge(g);
     g.one_off = g.edge || is_one_off(g);
-    if (g.one_off) {
-      d.one_off_idle_ns += g.attributed_ns;
-    } else {
-      d.recurring_idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
-    }
+  }
+}
+
+// SumIdleByCause: idle_by_cause, recurring_idle_by_cause and one_off_idle_ns
+// from the decided, flagged gaps.
+void SumIdleByCause(DeviceTimeline& d) {
+  d.idle_by_cause = {};
+  d.recurring_idle_by_cause = {};
+  d.one_off_idle_ns = 0;
+  for (const IdleGap& g : d.gaps) {
+    // Set-up and teardown gaps (step index -1) lie outside the loop's idle.
+    if (g.step_index >= 0) d.idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
+    if (g.one_off) d.one_off_idle_ns += g.attributed_ns;
+    else d.recurring_idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
   }
 }
 
 }  // namespace
 
-Timeline BuildTimeline(const model::Trace& trace) {
+Timeline BuildTimeline(const model::Trace& trace) { return BuildTimeline(trace, BuildRunSteps(trace)); }
+
+Timeline BuildTimeline(const model::Trace& trace, const RunSteps& run_steps) {
   Timeline tl;
   const model::ApiTable& api = trace.api_calls;
 
@@ -488,7 +486,6 @@ Timeline BuildTimeline(const model::Trace& trace) {
   const std::vector<uint32_t> memset_order = RowOrder(ms.start_ns, ms.end_ns);
   std::vector<bool> is_comm_name(trace.strings.size(), false), known(trace.strings.size(), false);
 
-  std::vector<StepWindow> host_steps = HostSteps(trace);
 
   // What the launching threads did, to split HTA's host_wait into launch
   // cadence and host work that launched nothing: waits within the thread's
@@ -506,8 +503,13 @@ Timeline BuildTimeline(const model::Trace& trace) {
     row_is_h2d[tl.blocking_api_rows[bi]] = tl.blocking_is_h2d[bi];
   }
   const std::map<ThreadKey, int64_t> cadence = LaunchCadence(trace, api_is_launch);
-  std::vector<HostWaitCandidate> candidates;
-  std::vector<Interval> candidate_parts;
+  // gap_base: per device, the slot of its first gap (the gaps before it).
+  std::vector<uint32_t> gap_base;
+  uint32_t gaps_before = 0;  // the gaps of the devices kept so far
+  bool any_candidate = false;
+  // The candidates' host windows, one query entry per (thread, device).
+  std::vector<ThreadWindows> queries;
+  std::map<std::tuple<int32_t, int64_t, uint32_t>, size_t> query_of;  // (pid, tid, device)
 
   for (const auto& device_ops : n_ops) {
     // Named, not bound: lambdas below capture it (clang before 16 cannot capture a binding).
@@ -519,7 +521,9 @@ Timeline BuildTimeline(const model::Trace& trace) {
     // order, ties in that order: the busy union, the op that began each of
     // its intervals (whose launch ended the gap before it), and the kernel,
     // communication and compute unions (DeviceTimeline::ComputeBusy).
-    std::vector<int64_t> starter;
+    // starter: per busy interval, the api row that launched the op beginning
+    // it (UINT32_MAX: none found); 4 bytes an interval, not an 8-byte id.
+    std::vector<uint32_t> starter;
     {
       const size_t kernels = n_kern.count(dev) ? n_kern.at(dev) : 0;
       d.busy.reserve(dev_op_count);  // capacity that stays unused is never touched
@@ -539,7 +543,10 @@ Timeline BuildTimeline(const model::Trace& trace) {
         const int64_t s0 = next->start_ns(), e0 = next->end_ns();
         const size_t busy_before = d.busy.size();
         AppendToUnion(d.busy, s0, e0);  // empty ops too: one still ends a gap
-        if (d.busy.size() != busy_before) starter.push_back(next->correlation_id());
+        if (d.busy.size() != busy_before) {
+          const int64_t corr = next->correlation_id();
+          starter.push_back(IsValid(corr) ? corr_index.FindRow(corr) : UINT32_MAX);
+        }
         if (next == &streams[0] && e0 > s0) {
           const StringId n = k.name[next->row];
           if (!known[n]) {
@@ -564,70 +571,26 @@ Timeline BuildTimeline(const model::Trace& trace) {
       ShrinkUnion(d.comm_busy);
     }
     if (d.busy.empty()) continue;
-    // for_each_op: f(end_ns, correlation id) of each of the device's ops.
-    auto for_each_op = [&](auto&& f) {
-      auto table = [&](const auto& t) {
-        for (size_t i = 0; i < t.size(); ++i)
-          if (t.device_id[i] == dev && Valid(t.start_ns[i], t.end_ns[i]))
-            f(t.end_ns[i], t.correlation_id[i]);
-      };
-      table(k);
-      table(mc);
-      table(ms);
-    };
-
-    // Steps: device-adjusted per tb_plugin; trailing steps without GPU work dropped.
-    if (!host_steps.empty()) {
-      std::vector<int64_t> dev_end(host_steps.size(), kMissingI64);
-      std::vector<int64_t> dev_count(host_steps.size(), 0);
-      for_each_op([&](int64_t op_end_ns, int64_t op_corr) {
-        uint32_t row = corr_index.FindRow(op_corr);
-        if (row == UINT32_MAX) return;
-        int64_t t = api.start_ns[row];
-        auto it = std::upper_bound(host_steps.begin(), host_steps.end(), t,
-                                   [](int64_t x, const StepWindow& s) { return x < s.host_start_ns; });
-        if (it == host_steps.begin()) return;
-        --it;
-        if (t >= it->host_end_ns || api.end_ns[row] > it->host_end_ns) return;
-        size_t idx = static_cast<size_t>(it - host_steps.begin());
-        dev_end[idx] = IsValid(dev_end[idx]) ? std::max(dev_end[idx], op_end_ns) : op_end_ns;
-        ++dev_count[idx];
-      });
-      size_t n = host_steps.size();
-      while (n > 0 && dev_count[n - 1] == 0) --n;
-      if (n >= 2 && static_cast<double>(dev_count[n - 1]) < 0.8 * static_cast<double>(dev_count[n - 2]))
-        --n;
-      int64_t prev_end = kMissingI64;
-      for (size_t i = 0; i < n; ++i) {
-        StepWindow w = host_steps[i];
-        w.start_ns = IsValid(prev_end) ? std::max(prev_end, w.host_start_ns) : w.host_start_ns;
-        w.end_ns = IsValid(dev_end[i]) ? std::max(w.host_end_ns, dev_end[i]) : w.host_end_ns;
-        if (w.end_ns <= w.start_ns) continue;
-        prev_end = w.end_ns;
-        d.steps.push_back(w);
+    // Steps and phases: the run's one definition (analysis/steps/run_phases.h).
+    if (const DeviceSteps* ds = run_steps.Find(dev); ds != nullptr) {
+      d.steps = ds->windows;
+      d.steps_from_markers = ds->from_markers;
+      const LoopPhases& ph = ds->phases;
+      if (ph.has_loop && (ph.setup_ns() > 0 || ph.teardown_ns() > 0)) {
+        // Set-up before the loop and teardown after it are phases of their
+        // own, whose gaps are one-off and never count in the loop's idle.
+        d.has_loop_phases = true;
+        if (ph.setup_ns() > 0) d.phases.push_back({ph.capture_start_ns, ph.loop_start_ns});
+        if (ph.teardown_ns() > 0) d.phases.push_back({ph.loop_end_ns, ph.capture_end_ns});
+        d.setup_ns = ph.setup_ns();
+        d.teardown_ns = ph.teardown_ns();
       }
-      // Time between two marked steps (host work after a step's range ended:
-      // logging, Python, a sync) is paid for too: it belongs to the step
-      // before it, so windows tile the steps' span as the class's window does.
-      for (size_t i = 0; i + 1 < d.steps.size(); ++i)
-        d.steps[i].end_ns = std::max(d.steps[i].end_ns, d.steps[i + 1].start_ns);
-      d.steps_from_markers = !d.steps.empty();
     }
     if (d.steps.empty()) {
-      // No step markers: the GPU-op span (the utilization window), so the
-      // headline speaks for what the capture shows the GPU doing.
-      const IntervalList& span = d.busy;
       StepWindow w;
       w.step = 0;
-      w.start_ns = w.host_start_ns = span.front().start_ns;
-      w.end_ns = w.host_end_ns = span.back().end_ns;
-      // The profiler's own capture window, when the source states it, is
-      // what the user captured (a lone kernel in it is not "busy 100%").
-      if (IsValid(trace.info.capture_start_ns) && IsValid(trace.info.capture_end_ns) &&
-          trace.info.capture_end_ns > trace.info.capture_start_ns) {
-        w.start_ns = w.host_start_ns = std::min(w.start_ns, trace.info.capture_start_ns);
-        w.end_ns = w.host_end_ns = std::max(w.end_ns, trace.info.capture_end_ns);
-      }
+      w.start_ns = w.host_start_ns = d.busy.front().start_ns;
+      w.end_ns = w.host_end_ns = d.busy.back().end_ns;
       d.steps.push_back(w);
     }
     for (const StepWindow& w : d.steps) d.steps_total_ns += w.end_ns - w.start_ns;
@@ -671,16 +634,23 @@ Timeline BuildTimeline(const model::Trace& trace) {
     // One gap per busy interval and window edge at most (DataLoader splits
     // may add pieces): growth by doubling would hold up to twice the gaps.
     d.gaps.reserve(d.busy.size() + d.steps.size() + 1);
-    for (size_t wi = 0; wi < d.steps.size(); ++wi) {
-      const StepWindow& w = d.steps[wi];
+    // The step windows, then the set-up and teardown phases (step index -1).
+    for (size_t wi = 0; wi < d.steps.size() + d.phases.size(); ++wi) {
+      const bool in_phase = wi >= d.steps.size();
+      StepWindow phase_window;
+      if (in_phase) {
+        phase_window.start_ns = d.phases[wi - d.steps.size()].start_ns;
+        phase_window.end_ns = d.phases[wi - d.steps.size()].end_ns;
+      }
+      const StepWindow& w = in_phase ? phase_window : d.steps[wi];
       // Busy intervals overlapping the window; gaps between them (and at the edges).
       auto it = std::upper_bound(d.busy.begin(), d.busy.end(), w.start_ns,
                                  [](int64_t t, const Interval& i) { return t < i.end_ns; });
       int64_t cur = w.start_ns;
-      auto emit = [&](int64_t g0, int64_t g1, int64_t next_corr) {
+      auto emit = [&](int64_t g0, int64_t g1, uint32_t next_row) {
         if (g1 <= g0) return;
         int64_t len = g1 - g0;
-        d.idle_ns += len;
+        if (!in_phase) d.idle_ns += len;
         int64_t dl = OverlapLength(tl.dataloader, g0, g1);
         auto piece = [&](int64_t ns, IdleCause cause) {
           IdleGap g;
@@ -688,7 +658,8 @@ Timeline BuildTimeline(const model::Trace& trace) {
           g.end_ns = g1;
           g.attributed_ns = ns;
           g.cause = cause;
-          g.step_index = static_cast<int32_t>(wi);
+          g.step_index = in_phase ? -1 : static_cast<int32_t>(wi);
+          g.edge = in_phase;
           return g;
         };
         if (dl > 0) d.gaps.push_back(piece(dl, IdleCause::kDataLoader));
@@ -697,35 +668,44 @@ Timeline BuildTimeline(const model::Trace& trace) {
         IdleGap g = piece(rest, IdleCause::kOther);
         uint32_t srow = covering_sync(g0);
         uint32_t erow = srow == UINT32_MAX ? covering_sync_event(g0) : UINT32_MAX;
+        // The launch of the op that ends the gap, and the launching thread's cadence.
+        const uint32_t lrow = next_row;
+        auto threshold_of = [&](uint32_t row) {
+          auto it_c = cadence.find({api.pid[row], api.tid[row]});
+          return std::clamp<int64_t>(
+              it_c != cadence.end() ? 4 * std::min(it_c->second, kMaxCadenceNs) : 0,
+              kMinCadenceNs, kMaxCadenceNs);
+        };
+        // add_candidate: break the launching thread's time in the whole gap
+        // (less DataLoader time) down before deciding.
+        auto add_candidate = [&](uint32_t row, int64_t threshold) {
+          const uint32_t device = static_cast<uint32_t>(tl.devices.size());
+          auto [it_q, fresh] =
+              query_of.try_emplace({api.pid[row], api.tid[row], device}, queries.size());
+          if (fresh) queries.push_back({api.pid[row], api.tid[row], {}, threshold});
+          queries[it_q->second].slots.push_back(gaps_before + static_cast<uint32_t>(d.gaps.size()));
+          any_candidate = true;
+        };
         if (srow != UINT32_MAX) {
           g.cause = row_is_h2d[srow] ? IdleCause::kH2dSync : IdleCause::kSync;
           g.set_sync_api_row(srow);
+          // A sync owns its wait and the restart after it, not host work that
+          // follows: when the launching thread (the sync's own) ran longer than
+          // its launch cadence after the call returned, the breakdown decides.
+          if (lrow != UINT32_MAX && api.pid[lrow] == api.pid[srow] &&
+              api.tid[lrow] == api.tid[srow] && IsValid(api.end_ns[srow]) &&
+              g1 - std::max(g0, api.end_ns[srow]) > threshold_of(lrow))
+            add_candidate(lrow, threshold_of(lrow));
         } else if (erow != UINT32_MAX) {
           g.cause = IdleCause::kSync;
           g.set_sync_event_row(erow);
         } else {
-          uint32_t row = IsValid(next_corr) ? corr_index.FindRow(next_corr) : UINT32_MAX;
-          if (row != UINT32_MAX && api.start_ns[row] > g0) {
-            // HTA host_wait: launch cadence unless the wait is long (decided below).
+          if (lrow != UINT32_MAX && api.start_ns[lrow] > g0) {
+            // HTA host_wait: launch cadence unless the gap is long (decided below).
             g.cause = IdleCause::kHostLaunch;
-            g.launch_api_row = row;
-            HostWaitCandidate c;
-            c.device = tl.devices.size();
-            c.gap = d.gaps.size();
-            c.pid = api.pid[row];
-            c.tid = api.tid[row];
-            IntervalList parts = Subtract({{g0, api.start_ns[row]}}, tl.dataloader);
-            c.window_ns = TotalLength(parts);
-            auto it_c = cadence.find({c.pid, c.tid});
-            const int64_t threshold = std::clamp<int64_t>(
-                it_c != cadence.end() ? 4 * std::min(it_c->second, kMaxCadenceNs) : 0,
-                kMinCadenceNs, kMaxCadenceNs);
-            if (c.window_ns > threshold) {
-              c.parts_begin = static_cast<uint32_t>(candidate_parts.size());
-              c.parts_count = static_cast<uint32_t>(parts.size());
-              candidate_parts.insert(candidate_parts.end(), parts.begin(), parts.end());
-              candidates.push_back(c);
-            }
+            g.launch_api_row = lrow;
+            const int64_t threshold = threshold_of(lrow);
+            if (rest > threshold) add_candidate(lrow, threshold);
           } else if (len < kKernelWaitThresholdNs) {
             g.cause = IdleCause::kKernelWait;
           }
@@ -737,7 +717,7 @@ Timeline BuildTimeline(const model::Trace& trace) {
         if (it->start_ns > cur) emit(cur, it->start_ns, starter[bi]);
         cur = std::max(cur, it->end_ns);
       }
-      if (cur < w.end_ns) emit(cur, w.end_ns, kMissingI64);
+      if (cur < w.end_ns) emit(cur, w.end_ns, UINT32_MAX);
     }
 
     // Kernels and launches inside the windows.
@@ -747,54 +727,95 @@ Timeline BuildTimeline(const model::Trace& trace) {
       ++d.kernel_count;
       d.kernel_ns = AddSat(d.kernel_ns, k.end_ns[i] - k.start_ns[i]);
     }
+    gap_base.push_back(gaps_before);
+    gaps_before += static_cast<uint32_t>(d.gaps.size());
     tl.devices.push_back(std::move(d));
   }
 
-  // Long host waits: one sweep per launching thread, then decide each, then
-  // per device the causes' totals, one-off gaps and what the host ran.
+  // Long host waits: one-off gaps flagged by length first, then one sweep
+  // per launching thread hands each candidate's breakdown over as soon as
+  // it is complete: the gap is decided, warm-up named, and what the host
+  // ran in recurring host-busy gaps tallied, and the breakdown dropped.
   {
-    std::vector<ThreadWindows> queries;
-    std::map<std::tuple<int32_t, int64_t, size_t>, size_t> query_of;  // (pid, tid, device)
-    for (size_t ci = 0; ci < candidates.size(); ++ci) {
-      const HostWaitCandidate& c = candidates[ci];
-      auto [it, fresh] = query_of.try_emplace({c.pid, c.tid, c.device}, queries.size());
-      if (fresh) queries.push_back({c.pid, c.tid, {}});
-      for (uint32_t pi = c.parts_begin; pi < c.parts_begin + c.parts_count; ++pi)
-        queries[it->second].windows.push_back(
-            {candidate_parts[pi].start_ns, candidate_parts[pi].end_ns, static_cast<uint32_t>(ci)});
+    for (DeviceTimeline& d : tl.devices) MarkOneOffGaps(d);
+    const std::vector<uint32_t> first_rows =
+        any_candidate ? FirstRangeRowsByName(trace) : std::vector<uint32_t>();
+    const std::vector<uint32_t> first_api_rows =
+        any_candidate ? FirstApiRowsByName(trace) : std::vector<uint32_t>();
+    struct NameTally {
+      HostTally tally;
+      uint32_t first_candidate = UINT32_MAX;  // the example's: the earliest candidate's
+    };
+    std::vector<std::unordered_map<StringId, NameTally>> names(tl.devices.size());
+    std::mutex mu;  // the sink may run on two workers (host_activity.h)
+    auto device_of = [&](uint32_t slot) {
+      return static_cast<size_t>(std::upper_bound(gap_base.begin(), gap_base.end(), slot) -
+                                 gap_base.begin() - 1);
+    };
+    // A candidate's windows: its gap less DataLoader time (the gap's piece).
+    auto source = [&](uint32_t slot, std::vector<Interval>* parts) {
+      const size_t device = device_of(slot);
+      const IdleGap& g = tl.devices[device].gaps[slot - gap_base[device]];
+      if (g.attributed_ns == g.end_ns - g.start_ns) {
+        parts->push_back({g.start_ns, g.end_ns});
+      } else {
+        for (const Interval& part : Subtract({{g.start_ns, g.end_ns}}, tl.dataloader))
+          parts->push_back(part);
+      }
+    };
+    auto sink = [&](uint32_t slot, const HostBreakdown& b) {
+      const size_t device = device_of(slot);
+      DeviceTimeline& d = tl.devices[device];
+      IdleGap& g = d.gaps[slot - gap_base[device]];
+      DecideHostWait(b, g.attributed_ns, row_is_h2d, &g);
+      if (g.cause != IdleCause::kHostBusy) return;
+      // A first use (module load, context, a slow first launch, compilation,
+      // an op's or cuDNN's first call) holding the gap is warm-up: one-off,
+      // unless a single marked step leaves nothing to tell it from.
+      if (!g.one_off && b.holder.valid() && (!d.steps_from_markers || d.steps.size() >= 2)) {
+        const uint32_t row = b.holder.row;
+        const bool first = b.holder.is_api ? first_api_rows[trace.api_calls.name[row]] == row
+                                           : first_rows[trace.ranges.name[row]] == row;
+        const HoldKind kind = ClassifyHold(trace, b.holder, first_rows);
+        // A slow launch, a module load or a context creation is one-off
+        // whenever it holds a gap; an op or an allocation on its first call.
+        const bool once = kind == HoldKind::kSlowLaunch || kind == HoldKind::kModuleLoad ||
+                          kind == HoldKind::kContext;
+        if (IsWarmUpHold(kind) && (once || first)) g.one_off = true;
+      }
+      if (g.one_off) return;
+      std::lock_guard<std::mutex> lock(mu);
+      ++d.host_busy_gaps;
+      d.host_busy_window_ns += g.attributed_ns;
+      d.host_busy_untraced_ns += b.untraced_ns;
+      for (const HostTally& h : b.top) {
+        if (h.ns <= 0) continue;
+        NameTally& n = names[device][h.name];
+        if (slot < n.first_candidate) {
+          n.first_candidate = slot;
+          n.tally.name = h.name;
+          n.tally.example = h.example;
+        }
+        n.tally.ns += h.ns;
+        ++n.tally.windows;
+      }
+    };
+    // Each entry's slots in time order (gaps of windows visited out of time
+    // order, such as phases after the steps, would break it).
+    for (ThreadWindows& q : queries) {
+      auto start_of = [&](uint32_t slot) {
+        const size_t device = device_of(slot);
+        return tl.devices[device].gaps[slot - gap_base[device]].start_ns;
+      };
+      auto before = [&](uint32_t a, uint32_t b) { return start_of(a) < start_of(b); };
+      if (!std::is_sorted(q.slots.begin(), q.slots.end(), before))
+        std::stable_sort(q.slots.begin(), q.slots.end(), before);
     }
-    std::vector<Interval>().swap(candidate_parts);  // the windows hold them now
-    std::vector<HostBreakdown> breakdowns(candidates.size());
-    ComputeHostBreakdowns(trace, api_is_launch, api_is_blocking, std::move(queries), &breakdowns);
-    for (size_t ci = 0; ci < candidates.size(); ++ci)
-      DecideHostWait(breakdowns[ci], candidates[ci].window_ns, row_is_h2d,
-                     &tl.devices[candidates[ci].device].gaps[candidates[ci].gap]);
+    ComputeHostBreakdowns(trace, api_is_launch, api_is_blocking, std::move(queries), source, sink);
     for (size_t di = 0; di < tl.devices.size(); ++di) {
       DeviceTimeline& d = tl.devices[di];
-      d.idle_by_cause = {};
-      for (const IdleGap& g : d.gaps) d.idle_by_cause[static_cast<size_t>(g.cause)] += g.attributed_ns;
-      MarkOneOffGaps(d);
-      std::unordered_map<StringId, HostTally> names;
-      for (size_t ci = 0; ci < candidates.size(); ++ci) {
-        if (candidates[ci].device != di) continue;
-        const IdleGap& g = d.gaps[candidates[ci].gap];
-        if (g.cause != IdleCause::kHostBusy || g.one_off) continue;
-        const HostBreakdown& b = breakdowns[ci];
-        ++d.host_busy_gaps;
-        d.host_busy_window_ns += candidates[ci].window_ns;
-        d.host_busy_untraced_ns += b.untraced_ns;
-        for (const HostTally& h : b.top) {
-          if (h.ns <= 0) continue;
-          HostTally& n = names[h.name];
-          if (!n.example.valid()) {
-            n.name = h.name;
-            n.example = h.example;
-          }
-          n.ns += h.ns;
-          ++n.windows;
-        }
-      }
-      for (auto& [id, h] : names) d.host_busy_names.push_back(h);
+      SumIdleByCause(d);
+      for (auto& [id, n] : names[di]) d.host_busy_names.push_back(n.tally);
       std::sort(d.host_busy_names.begin(), d.host_busy_names.end(),
                 [](const HostTally& a, const HostTally& b) {
                   return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;

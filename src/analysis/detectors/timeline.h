@@ -16,16 +16,32 @@
 //                 cudaMemcpyAsync on the same thread (non_blocking=False / pageable);
 //     kSync       the GPU drained while another host-blocking sync/copy call ran,
 //                 or, with no such call, while a host-blocking cuda_sync event ran;
+//                 a sync owns its wait and its restart bubble, not what comes
+//                 after: when the launching thread ran longer than its launch
+//                 cadence after the call returned, and traced work that
+//                 launched nothing (not launching, not untraced time) held
+//                 more than half the gap, the gap is that work's (kHostBusy);
 //     kHostLaunch the op that ends the gap was launched after the gap began
-//                 (HTA host_wait) and the launching thread spent that time
+//                 (HTA host_wait) and the launching thread spent the gap
 //                 issuing work: in launch calls or dispatching ops that launch
-//                 kernels, or the wait is within the launch cadence (at most
-//                 4x the thread's median launch spacing, 50 µs..1 ms);
+//                 kernels, each piece no longer than the cadence bound, or
+//                 the gap is within the launch cadence (at most 4x the
+//                 thread's median launch spacing, 50 µs..1 ms); never a gap
+//                 over 100 ms (kMaxLaunchGapNs);
 //     kHostBusy   the same HTA host_wait, but the launching thread spent it on
 //                 work that launched nothing: CPU ops, Python, annotations,
-//                 other runtime calls, or time the trace does not show;
+//                 other runtime calls, a launch call or an op's own time in
+//                 one piece longer than the cadence bound (a first launch
+//                 loading its module, cuDNN's algorithm search), or time the
+//                 trace does not show; named by the innermost item holding
+//                 more than half of it (HostBreakdown::holder; a torch.compile
+//                 annotation around it wins);
 //                 (a host-blocking call covering half of that time makes the
 //                 gap kSync / kH2dSync instead, whatever its vendor prefix);
+//   the host window of these decisions is the whole gap less DataLoader time
+//   on the launching thread (the thread of the call that launched the op
+//   ending the gap): a kernel launched early but started only after a
+//   blocking copy is the copy's gap, not "launching work";
 //     kKernelWait the gap is under 30 µs (HTA kernel_wait);
 //     kOther      anything else (events, other streams, unknown launch).
 //
@@ -37,10 +53,17 @@
 // which per-step findings use, so one warm-up or prefill gap is not
 // extrapolated to every step. Without step markers, gaps before the first
 // kernel or after the last (set-up uploads, teardown) are one-off too (`edge`).
+// A kHostBusy gap held by a first use (IsWarmUpHold: a module load, context
+// creation, an allocation, a slow launch, compilation, an op's or cuDNN's first
+// call) is warm-up and one-off too, unless a single marked step leaves
+// nothing to tell it from.
 //
-// Window without step markers: the device's GPU-op span (kernels, copies and
-// memsets), the same window the utilization verdict uses, so a capture of a
-// few copies and one kernel is not "busy 100%".
+// Window without step markers: the device's loop within its GPU-op span
+// (kernels, copies and memsets, widened to the capture window), the same
+// window the utilization verdict uses (analysis/steps/run_phases.h): set-up
+// before the loop and teardown after it are one-off phases; a capture of a
+// few copies and one kernel has no loop, and its window is the whole span, so
+// it is not "busy 100%".
 #pragma once
 
 #include <array>
@@ -51,6 +74,7 @@
 #include <vector>
 
 #include "analysis/detectors/host_activity.h"
+#include "analysis/steps/run_phases.h"
 #include "analysis/utilization/intervals.h"
 #include "base/units.h"
 #include "model/trace.h"
@@ -73,15 +97,12 @@ int64_t OverlapLength(const IntervalList& a, int64_t s, int64_t e);
 // OverlapLength: |a ∩ b|.
 int64_t OverlapLength(const IntervalList& a, const IntervalList& b);
 
-// StepWindow: one step's device-adjusted window (tb_plugin §4.1 rules),
-// extended to the next step's start so the windows tile the steps' span.
-struct StepWindow {
-  int32_t step = kMissingI32;  // N of ProfilerStep#N; index when synthesized
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t host_start_ns = 0;
-  int64_t host_end_ns = 0;
-};
+// StepWindow, DeviceSteps, RunSteps, LoopPhases: the run's one step
+// definition and phases (analysis/steps/run_phases.h).
+using analysis::DeviceSteps;
+using analysis::LoopPhases;
+using analysis::RunSteps;
+using analysis::StepWindow;
 
 // IdleCause: see the file comment. Values index IdleByCause.
 enum class IdleCause : uint8_t {
@@ -126,22 +147,35 @@ struct IdleGap {
   uint32_t sync_event_row() const {
     return cause_row_kind_ == RowKind::kSyncEvent ? cause_row_ : UINT32_MAX;
   }
-  // host_what: kHostBusy, the CPU work that took most of the host's wait
-  // (HostTally crediting); else an invalid ref.
+  // host_what: kHostBusy, the item that held the gap (HostBreakdown::holder)
+  // or, when none held most of it, the CPU work credited most (HostTally
+  // crediting); else an invalid ref.
   HostItemRef host_what() const {
-    if (cause_row_kind_ == RowKind::kHostRange) return {cause_row_, false};
-    if (cause_row_kind_ == RowKind::kHostApi) return {cause_row_, true};
+    switch (cause_row_kind_) {
+      case RowKind::kHostRange:
+      case RowKind::kHostRangeHeld: return {cause_row_, false};
+      case RowKind::kHostApi:
+      case RowKind::kHostApiHeld: return {cause_row_, true};
+      default: break;
+    }
     return {};
+  }
+  // host_what_held: host_what() held more than half of the gap (the holder).
+  bool host_what_held() const {
+    return cause_row_kind_ == RowKind::kHostRangeHeld || cause_row_kind_ == RowKind::kHostApiHeld;
   }
   // Setters of the one row above (each replaces any other).
   void set_sync_api_row(uint32_t row) { SetRow(row, RowKind::kSyncApi); }
   void set_sync_event_row(uint32_t row) { SetRow(row, RowKind::kSyncEvent); }
-  void set_host_what(HostItemRef ref) {
-    SetRow(ref.row, ref.is_api ? RowKind::kHostApi : RowKind::kHostRange);
+  void set_host_what(HostItemRef ref, bool held = false) {
+    SetRow(ref.row, ref.is_api ? (held ? RowKind::kHostApiHeld : RowKind::kHostApi)
+                               : (held ? RowKind::kHostRangeHeld : RowKind::kHostRange));
   }
 
  private:
-  enum class RowKind : uint8_t { kNone, kSyncApi, kSyncEvent, kHostRange, kHostApi };
+  enum class RowKind : uint8_t {
+    kNone, kSyncApi, kSyncEvent, kHostRange, kHostApi, kHostRangeHeld, kHostApiHeld
+  };
   void SetRow(uint32_t row, RowKind kind) {
     cause_row_ = row;
     cause_row_kind_ = row == UINT32_MAX ? RowKind::kNone : kind;
@@ -165,7 +199,16 @@ struct DeviceTimeline {
   std::vector<StepWindow> steps;
   // ComputeBusy: the union of the non-communication kernels.
   const IntervalList& ComputeBusy() const { return comm_busy.empty() ? kernel_busy : compute_busy; }
-  bool steps_from_markers = false;  // false: one synthesized window = device span
+  bool steps_from_markers = false;  // false: one synthesized window = the loop (below)
+  // Without step markers the one window is the loop (analysis/steps/run_phases.h):
+  // `phases` holds the set-up before it and the teardown after it, by start
+  // (empty when the loop is the whole capture). Their gaps are in `gaps` with
+  // step_index -1, `edge` and `one_off` set, and count in one_off_idle_ns but
+  // not in idle_ns, idle_by_cause or steps_total_ns.
+  bool has_loop_phases = false;
+  IntervalList phases;
+  int64_t setup_ns = 0;
+  int64_t teardown_ns = 0;
   int64_t steps_total_ns = 0;       // summed window lengths
   std::vector<IdleGap> gaps;        // in time order, inside the windows
   std::array<int64_t, kIdleCauseCount> idle_by_cause{};  // summed over steps
@@ -272,7 +315,11 @@ bool IsHostBlockingApi(std::string_view name, model::ApiKind kind, int32_t cbid)
 // event trace has 2 M such pieces, and the findings show three to five.
 std::vector<const IdleGap*> RecurringGaps(const DeviceTimeline& d, IdleCause cause, size_t sorted);
 
-// BuildTimeline: the timeline of `trace` (Finalize()d).
+// BuildTimeline: the timeline of `trace` (Finalize()d), over the step
+// windows and phases of `run_steps` = BuildRunSteps(trace), which the caller
+// builds once for every section.
+Timeline BuildTimeline(const model::Trace& trace, const RunSteps& run_steps);
+// BuildTimeline: the same, building the run's steps itself.
 Timeline BuildTimeline(const model::Trace& trace);
 
 }  // namespace gpuwhy::analysis::detectors

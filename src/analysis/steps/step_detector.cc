@@ -16,7 +16,17 @@ constexpr std::string_view kStepWords[] = {"step", "iteration", "iter", "batch",
 constexpr int kMinPeriods = 3;
 constexpr double kMaxSpacingCv = 0.02;
 
+// PartOfAStep: ranges PyTorch's profiler puts inside a step, whose names hold
+// a step word: the DataLoader's iterator ("enumerate(DataLoader)#..._Iter.__next__")
+// and the optimizer's methods ("Optimizer.step#Adam.step", "optimizer_step").
+// They are phases of a step, never its boundaries.
+bool PartOfAStep(std::string_view name) {
+  return name.starts_with("enumerate(") || name.starts_with("Optimizer.") ||
+         name.starts_with("optimizer_") || name.starts_with("Optimizer_");
+}
+
 bool LooksLikeStep(std::string_view name) {
+  if (PartOfAStep(name)) return false;
   const std::string lower = AsciiLower(name);
   for (std::string_view w : kStepWords) {
     if (lower.find(w) != std::string::npos) return true;

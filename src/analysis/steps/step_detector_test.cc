@@ -70,6 +70,22 @@ TEST(StepDetectorTest, NvtxStepMarkersWhenNoProfilerSteps) {
   EXPECT_DOUBLE_EQ(r.stats.jitter_ratio, 0.0);
 }
 
+// The DataLoader's iterator and the optimizer's methods hold step words
+// ("Iter", "step") but run inside a step: they are never its boundaries.
+TEST(StepDetectorTest, DataLoaderAndOptimizerRangesAreNotSteps) {
+  model::Trace t;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t s = i * 1000;
+    AddRange(t, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", s, s + 100,
+             model::RangeKind::kUserAnnotation);
+    AddRange(t, "Optimizer.step#Adam.step", s + 800, s + 900, model::RangeKind::kUserAnnotation);
+    AddRange(t, "optimizer_step", s + 810, s + 890, model::RangeKind::kUserAnnotation);
+  }
+  t.Finalize();
+  const StepResult r = FindSteps(t);
+  EXPECT_NE(r.source, StepSource::kMarkerRange) << r.marker_name;
+}
+
 TEST(StepDetectorTest, KernelPeriodFromRepeatingNameSequence) {
   model::Trace t;
   // Each iteration: gemm, relu, gemm, relu, reduce, adam (6 kernels), 1 ms apart

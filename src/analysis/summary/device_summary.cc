@@ -611,4 +611,27 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
   return out;
 }
 
+TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options,
+                              const RunSteps& run) {
+  TraceSummary out = SummarizeDevices(trace, options);
+  for (DeviceSummary& d : out.devices) {
+    const DeviceSteps* ds = run.Find(d.device_id);
+    if (ds == nullptr || !ds->from_markers) continue;
+    StepSummary& st = d.steps;
+    st.has_steps = true;
+    std::vector<int64_t> durs;
+    durs.reserve(ds->windows.size());
+    st.first_step = st.last_step = ds->windows.front().step;
+    for (const StepWindow& w : ds->windows) {
+      durs.push_back(w.end_ns - w.start_ns);
+      st.first_step = std::min(st.first_step, w.step);
+      st.last_step = std::max(st.last_step, w.step);
+    }
+    st.window_start_ns = ds->windows.front().start_ns;
+    st.window_end_ns = ds->windows.back().end_ns;
+    st.step_time = ComputeDurationStats(durs);
+  }
+  return out;
+}
+
 }  // namespace gpuwhy::analysis

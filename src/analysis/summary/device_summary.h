@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/steps/run_phases.h"
 #include "base/units.h"
 #include "model/enums.h"
 #include "model/import_stats.h"
@@ -43,10 +44,13 @@ struct DurationStats {
   double stddev_ns = kMissingF64;  // population standard deviation
 };
 
-// StepSummary: ProfilerStep#N ranges (model ranges with a valid `step`) of the
-// processes attributed to a device. Host-side ranges only (GPU-projected
-// annotations are ignored); several ranges of one step number merge into
-// [min start, max end].
+// StepSummary: the device's marked steps. With the run's steps (the
+// SummarizeDevices overload taking RunSteps, which `analyze` uses) these are
+// the run's device-adjusted step windows (analysis/steps/run_phases.h), the
+// one step definition every section and `gpuwhy diff` share. Without them:
+// ProfilerStep#N ranges (model ranges with a valid `step`) of the processes
+// attributed to a device, host-side only (GPU-projected annotations are
+// ignored); several ranges of one step number merge into [min start, max end].
 struct StepSummary {
   bool has_steps = false;           // false: the trace has no step markers
   int32_t first_step = kMissingI32;  // lowest N
@@ -264,5 +268,9 @@ struct TraceSummary {
 // else (2) to every device its process launched work on (via correlation ids
 // of the process's calls), else (3) to every device of the trace.
 TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options);
+// SummarizeDevices: the same, with each device's steps from `run` =
+// BuildRunSteps(trace) where it has marked steps (StepSummary).
+TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& options,
+                              const RunSteps& run);
 
 }  // namespace gpuwhy::analysis

@@ -139,7 +139,8 @@ CurveVerdict ClassifyCurve(const CurveInput& in, const CurveThresholds& th) {
     v.curve_class = CurveClass::kWobble;
     const double mid = 1.0 - lo - hi;
     v.confidence = Clamp01(0.4 + 0.5 * mid + (f.stddev_ratio <= th.wobble_max_stddev ? 0.1 : 0.0));
-    v.reason = Pct(mid) + " of samples in 10-90%, stddev " + Pct(f.stddev_ratio);
+    v.reason = "mean " + Pct(mean) + ", " + Pct(mid) + " of samples in 10-90%, stddev " +
+               Pct(f.stddev_ratio);
     if (IsValid(in.long_gap_idle_share)) {
       v.reason += "; " + Pct(in.long_gap_idle_share) + " of idle in gaps >= 1 ms";
     }

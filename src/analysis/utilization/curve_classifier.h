@@ -32,7 +32,10 @@ const char* ToString(CurveClass c);
 // CurveThresholds: every number the rules use.
 struct CurveThresholds {
   int32_t min_samples = 5;
-  double idle_mean_below = 0.05;
+  // The seed's classes: IDLE is mostly idle (mean under about 25%, whatever
+  // the jitter); WOBBLE a middle band (mean about 25-75%) with fine gaps;
+  // JUMPS long gaps between about 0 and about 100; busy from 75% on.
+  double idle_mean_below = 0.25;
   double low_sample_below = 0.10;          // a sample < 10% counts as "near 0"
   double high_sample_above = 0.90;         // a sample > 90% counts as "near 100"
   double jumps_min_each_side = 0.10;       // share of samples near 0 and near 100, each
@@ -43,7 +46,7 @@ struct CurveThresholds {
   int64_t long_gap_ns = 1'000'000;         // 1 ms
   double wobble_max_stddev = 0.20;
   double pinned_surface_above = 0.90;
-  double healthy_surface_above = 0.80;
+  double healthy_surface_above = 0.75;
   double real_high_above = 0.60;
   double alias_period_vs_step = 0.5;  // period > 0.5 x step period: steps blur together
 };

@@ -8,7 +8,7 @@
 
 #include "analysis/gpu_arch/arch_limits.h"
 #include "analysis/gpu_arch/occupancy_calculator.h"
-#include "analysis/steps/tb_plugin_steps.h"
+#include "analysis/steps/run_phases.h"
 #include "analysis/utilization/intervals.h"
 #include "analysis/utilization/kernel_fill.h"
 
@@ -140,11 +140,24 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
   }
 }
 
-void FillGaps(const std::vector<Interval>& busy, const DeviceUtilization& du, int32_t steps,
+// FillGaps: the idle gaps of `busy` within window `w`, its edges included (the
+// idle between the window's start and the first kernel is idle the user pays
+// for: a DataLoader or preprocessing gap at the head of a step).
+void FillGaps(const std::vector<Interval>& busy, const ActiveWindow& w, int32_t steps,
               GapStats& g) {
-  const std::vector<Interval> gaps = Gaps(busy);
+  std::vector<Interval> gaps;
+  {
+    int64_t cur = w.start_ns;
+    for (const Interval& b : busy) {
+      if (b.end_ns <= cur) continue;
+      if (b.start_ns >= w.end_ns) break;
+      if (b.start_ns > cur) gaps.push_back({cur, b.start_ns});
+      cur = std::max(cur, b.end_ns);
+    }
+    if (cur < w.end_ns) gaps.push_back({cur, w.end_ns});
+  }
   g.count = static_cast<int64_t>(gaps.size());
-  const double window = static_cast<double>(du.window_end_ns - du.window_start_ns);
+  const double window = static_cast<double>(w.end_ns - w.start_ns);
   double idle = 0, long_idle = 0;
   int64_t long_n = 0;
   std::vector<double> len;
@@ -227,27 +240,6 @@ std::vector<double> CurveSamples(const UtilSeries& s, const ActiveWindow& aw, si
   return BinnedCoverage(*aw.busy, aw.start_ns, aw.end_ns, s.period_ns);
 }
 
-// Time-weighted mean of a counter over [t0, t1): each sample holds until the
-// next (the last one for the previous spacing). NaN when none overlaps.
-double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t1) {
-  const size_t n = s.value.size();
-  double wsum = 0, sum = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!IsValid(s.value[i])) continue;
-    int64_t end = s.ts_ns[i] + 1;
-    if (i + 1 < n) {
-      end = s.ts_ns[i + 1];
-    } else if (n > 1) {
-      end = s.ts_ns[i] + (s.ts_ns[i] - s.ts_ns[i - 1]);
-    }
-    const int64_t lo = std::max(s.ts_ns[i], t0), hi = std::min(end, t1);
-    if (hi <= lo) continue;
-    wsum += static_cast<double>(hi - lo);
-    sum += static_cast<double>(hi - lo) * s.value[i];
-  }
-  return wsum > 0 ? sum / wsum : kMissingF64;
-}
-
 // VerdictRealRatio: the headline real utilization (SM-active counter, else SM
 // fill) restated over window `w`, so the classifier compares surface and real
 // over the same time.
@@ -288,7 +280,7 @@ CurveVerdict ClassifyOver(const model::Trace& t, CurveInput in, const UtilSeries
 // window `aw` differs from it by a sample or more, the class there too, said
 // beside it when it differs (issue: one verdict, never contradicting itself).
 void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& steps,
-              const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw,
+              const UtilSeries* primary, const UtilSeries* nvml, const ActiveWindow& aw_all,
               const ActiveWindow& user, const char* user_label, size_t max_samples) {
   CurveInput in;
   if (IsValid(steps.stats.p50_ns)) in.step_period_ns = static_cast<int64_t>(steps.stats.p50_ns);
@@ -296,6 +288,14 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
   in.gap_p95_ns = du.gaps.p95_ns;
   const bool trace_series = primary != nullptr && primary->label != "counter";
   const ActiveWindow none;
+  // The kernel-active part of the verdict window: a part never exceeds its
+  // whole (kernels before the first marked step are outside the steps).
+  ActiveWindow aw = aw_all;
+  if (aw.busy != nullptr && user.busy != nullptr) {
+    aw.start_ns = std::max(aw.start_ns, user.start_ns);
+    aw.end_ns = std::min(aw.end_ns, user.end_ns);
+    if (aw.end_ns <= aw.start_ns) aw.busy = nullptr;
+  }
   if (primary != nullptr) {
     du.verdict = ClassifyOver(t, in, *primary, du, trace_series ? user : none, max_samples);
     if (trace_series && user.busy != nullptr) {
@@ -391,6 +391,25 @@ void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::Cou
 
 }  // namespace
 
+double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t1) {
+  const size_t n = s.value.size();
+  double wsum = 0, sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsValid(s.value[i])) continue;
+    int64_t end = s.ts_ns[i] + 1;
+    if (i + 1 < n) {
+      end = s.ts_ns[i + 1];
+    } else if (n > 1) {
+      end = s.ts_ns[i] + (s.ts_ns[i] - s.ts_ns[i - 1]);
+    }
+    const int64_t lo = std::max(s.ts_ns[i], t0), hi = std::min(end, t1);
+    if (hi <= lo) continue;
+    wsum += static_cast<double>(hi - lo);
+    sum += static_cast<double>(hi - lo) * s.value[i];
+  }
+  return wsum > 0 ? sum / wsum : kMissingF64;
+}
+
 double TimeWeightedMean(const model::CounterSeries& s) {
   const size_t n = s.value.size();
   if (n == 0 || s.ts_ns.size() != n) return kMissingF64;
@@ -404,7 +423,7 @@ double TimeWeightedMean(const model::CounterSeries& s) {
       // most kMaxHoldPeriods: the gap between two jobs appended to one log is
       // not one long sample.
       const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.period_ns;
-      w = static_cast<double>(std::clamp<int64_t>(d, 0, kMaxHoldPeriods * s.period_ns));
+      w = static_cast<double>(std::clamp<int64_t>(d, 0, MulSat(kMaxHoldPeriods, s.period_ns)));
     } else if (n > 1) {
       const int64_t d = i + 1 < n ? s.ts_ns[i + 1] - s.ts_ns[i] : s.ts_ns[i] - s.ts_ns[i - 1];
       w = static_cast<double>(std::max<int64_t>(d, 1));
@@ -422,12 +441,40 @@ std::string CounterSourceLabel(const model::Trace& t, const model::CounterSeries
 }
 
 UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOptions& o) {
+  return AnalyzeUtilization(t, o, BuildRunSteps(t));
+}
+
+UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOptions& o,
+                                     const RunSteps& run) {
   UtilizationResult out;
   out.steps = FindSteps(t);
-  // Device-adjusted windows of marked steps, for the per-step series.
-  const std::vector<Step> adjusted_steps = out.steps.source == StepSource::kProfilerStep
-                                               ? TbPluginSteps(t).steps
-                                               : std::vector<Step>{};
+  // Marked steps are the run's device-adjusted windows (run_phases.h), of the
+  // device with the most kernel time: the one step definition that the
+  // diagnosis, the summary and `gpuwhy diff` use too.
+  {
+    std::map<int32_t, int64_t> kernel_ns;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+      const int64_t ks = t.kernels.start_ns[i], ke = t.kernels.end_ns[i];
+      if (IsValid(ks) && IsValid(ke) && ke >= ks) kernel_ns[t.kernels.device_id[i]] += ke - ks;
+    }
+    const DeviceSteps* busiest = nullptr;
+    int64_t most = -1;
+    for (const auto& [dev, ns] : kernel_ns) {
+      const DeviceSteps* ds = run.Find(dev);
+      if (ds != nullptr && ns > most) {
+        busiest = ds;
+        most = ns;
+      }
+    }
+    if (busiest != nullptr && busiest->from_markers) {
+      out.steps.source = StepSource::kProfilerStep;
+      out.steps.marker_name = "ProfilerStep#N";
+      out.steps.period_kernels = kMissingI32;
+      out.steps.steps.clear();
+      for (const StepWindow& w : busiest->windows) out.steps.steps.push_back({w.step, w.start_ns, w.end_ns});
+      out.steps.stats = ComputeStepStats(out.steps.steps);
+    }
+  }
 
   std::map<int32_t, KernelRows> kernels;
   std::map<int32_t, std::pair<int64_t, int64_t>> extent;
@@ -510,13 +557,14 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
           UtilSeries st;
           st.label = "step";
           st.source = kTraceTimeline;
-          // Marked steps are measured over their device-adjusted windows (a
-          // step's kernels often run after its host range ended: the
-          // DataLoader of step N+1 overlaps step N's kernels), as tb_plugin
-          // and the diagnosis do; other step sources are GPU windows already.
-          const std::vector<Step>& windows =
-              out.steps.source == StepSource::kProfilerStep ? adjusted_steps : out.steps.steps;
-          const std::vector<Step>& use = windows.empty() ? out.steps.steps : windows;
+          // Marked steps are measured over the run's device-adjusted windows
+          // (a step's kernels often run after its host range ended: the
+          // DataLoader of step N+1 overlaps step N's kernels).
+          const DeviceSteps* ds = run.Find(device);
+          std::vector<Step> own;
+          if (ds != nullptr && ds->from_markers)
+            for (const StepWindow& w : ds->windows) own.push_back({w.step, w.start_ns, w.end_ns});
+          const std::vector<Step>& use = own.empty() ? out.steps.steps : own;
           st.period_ns = static_cast<int64_t>(out.steps.stats.mean_ns);
           st.start_ns = use.front().start_ns;
           for (const Step& s : use) {
@@ -542,16 +590,24 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
                   std::max(user.end_ns, t.info.capture_end_ns), &busy};
           user_label = "captured span";
         }
-        const bool marked = out.steps.source == StepSource::kProfilerStep ||
-                            out.steps.source == StepSource::kMarkerRange;
-        if (marked && !out.steps.steps.empty() &&
-            out.steps.steps.back().end_ns > out.steps.steps.front().start_ns) {
-          user = {out.steps.steps.front().start_ns, out.steps.steps.back().end_ns, &busy};
+        // The window the user pays for is the run's (run_phases.h): the marked
+        // steps' device-adjusted windows; without markers the loop, set-up
+        // before it and teardown after it left out as one-off phases.
+        const DeviceSteps* ds = run.Find(device);
+        if (ds != nullptr && ds->from_markers && ds->total_ns() > 0) {
+          user = {ds->windows.front().start_ns, ds->windows.back().end_ns, &busy};
           user_label = "marked steps";
+        } else if (ds != nullptr && ds->phases.has_loop &&
+                   (ds->phases.setup_ns() > 0 || ds->phases.teardown_ns() > 0)) {
+          du.setup_ns = ds->phases.setup_ns();
+          du.teardown_ns = ds->phases.teardown_ns();
+          user = {ds->phases.loop_start_ns, ds->phases.loop_end_ns, &busy};
+          user_label = "loop";
         }
       }
       FillKernelFigures(t, ks, du, active, user);
-      FillGaps(busy, du, out.steps.stats.count, du.gaps);
+      FillGaps(busy, user.busy != nullptr ? user : ActiveWindow{du.window_start_ns, du.window_end_ns, &busy},
+               out.steps.stats.count, du.gaps);
     }
     if (util_counter != nullptr) {
       UtilSeries cs;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
+#include "analysis/steps/run_phases.h"
 #include "analysis/steps/step_detector.h"
 #include "analysis/throughput/throughput.h"
 #include "analysis/utilization/curve_classifier.h"
@@ -63,7 +64,9 @@ struct Figure {
   std::string source;
 };
 
-// GapStats: idle gaps between merged kernel intervals inside the window.
+// GapStats: idle gaps of the merged kernel intervals inside the verdict window,
+// its edges included (idle from the window's start to the first kernel, and
+// from the last kernel to its end).
 struct GapStats {
   int64_t count = 0;
   double p50_ns = kMissingF64;
@@ -116,8 +119,15 @@ struct DeviceUtilization {
   // for: the marked steps' span, else the device window (verdict_window says
   // which; empty for counters).
   CurveVerdict verdict;
-  std::string verdict_window;  // "marked steps" | "captured span" | "GPU-op span" | ""
+  // verdict_window: "marked steps" (their device-adjusted windows) | "loop"
+  // (no markers: the kernel loop, set-up and teardown left out; run_phases.h)
+  // | "captured span" | "GPU-op span" | "" (counters).
+  std::string verdict_window;
   int64_t verdict_window_ns = kMissingI64;
+  // setup_ns / teardown_ns: with verdict_window "loop", the capture's time
+  // before and after the loop (one-off phases); 0 otherwise.
+  int64_t setup_ns = 0;
+  int64_t teardown_ns = 0;
   // active_verdict: the same series over the kernel-active window, when that
   // differs from the verdict window by a sample or more; window_note says both
   // when the classes differ.
@@ -137,7 +147,11 @@ struct UtilizationResult {
   ThroughputResult throughput;
 };
 
-// AnalyzeUtilization: see the file comment.
+// AnalyzeUtilization: see the file comment. Its windows are the run's
+// (`run` = BuildRunSteps(trace), built once by the caller for every section).
+UtilizationResult AnalyzeUtilization(const model::Trace& trace, const UtilizationOptions& options,
+                                     const RunSteps& run);
+// AnalyzeUtilization: the same, building the run's steps itself.
 UtilizationResult AnalyzeUtilization(const model::Trace& trace,
                                      const UtilizationOptions& options = {});
 
@@ -149,6 +163,11 @@ inline constexpr int64_t kMaxHoldPeriods = 3;
 // kMaxHoldPeriods periods). Without a period: the gap to the next sample (the
 // previous one for the last), at least 1 ns. NaN when no sample is valid.
 double TimeWeightedMean(const model::CounterSeries& s);
+
+// TimeWeightedMeanOver: time-weighted mean of `s` over [t0, t1): each valid
+// sample holds until the next (the last one for the previous spacing), cut
+// to the window. NaN when no sample overlaps it.
+double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t1);
 
 // CounterSourceLabel: "counter: <source>" for a series' source string
 // ("nsys GPU_METRICS", "DCGM", "NVML GPM", ...).

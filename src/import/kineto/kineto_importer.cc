@@ -1188,6 +1188,9 @@ class KinetoParser {
   void CommitCounter(const RawEvent& ev);
   void AddRange(const RawEvent& ev, RangeKind kind, int32_t step);
   void Finish();
+  // UnmappedLayout: an error naming the layout when the trace holds no GPU
+  // event gpuwhy maps but looks like a known layout that has them (JAX/XLA).
+  Status UnmappedLayout() const;
   void ApplyDevices(const JVal& arr);
   void ApplyDistributed(const JVal& obj);
 
@@ -1359,10 +1362,23 @@ Status KinetoParser::Run() {
     }
   }
   if (c != '{') {
-    return ContainerError(OffsetOf(Buf() + pos_),
-                          c == '['
-                              ? "the top-level JSON value is an array, not a Kineto trace object"
-                              : "not a JSON object (a Kineto trace starts with '{')");
+    if (c == '[') {
+      // PyTorch's legacy autograd profiler (no Kineto) writes a bare array
+      // whose events name their pid "CPU functions" / "CUDA functions".
+      constexpr size_t kHead = 64 * 1024;
+      while (!eof_ && len_ - pos_ < kHead) RETURN_IF_ERROR(Refill("the first events"));
+      const std::string_view head(Buf() + pos_, std::min<size_t>(len_ - pos_, kHead));
+      if (head.find("\"CPU functions\"") != std::string_view::npos ||
+          head.find("\"CUDA functions\"") != std::string_view::npos)
+        return ContainerError(OffsetOf(Buf() + pos_),
+                              "a PyTorch legacy autograd-profiler trace (a top-level array, pid "
+                              "\"CPU functions\"), a layout gpuwhy does not read yet; profile with "
+                              "torch.profiler (Kineto) for a trace it reads");
+      return ContainerError(OffsetOf(Buf() + pos_),
+                            "the top-level JSON value is an array (a Chrome trace in array form), "
+                            "not a Kineto trace object");
+    }
+    return ContainerError(OffsetOf(Buf() + pos_), "not a JSON object (a Kineto trace starts with '{')");
   }
   ++pos_;
   bool first = true;
@@ -1427,7 +1443,27 @@ Status KinetoParser::Run() {
   if (!saw_events_)
     return InvalidInput(in_.path() + ": JSON object has no traceEvents array (not a Kineto trace)");
   Finish();
-  return Status::Ok();
+  return UnmappedLayout();
+}
+
+Status KinetoParser::UnmappedLayout() const {
+  // Unsupported is not empty: a Chrome trace whose GPU rows gpuwhy does not
+  // map would read as "no GPU activity". JAX/XLA names its processes after
+  // devices ("/device:GPU:0", "/device:TPU:0") and puts ops on their threads.
+  if (trace_.kernels.size() + trace_.memcpys.size() + trace_.memsets.size() > 0) return Status::Ok();
+  std::string devices;
+  int count = 0;
+  for (const model::Process& pr : trace_.processes) {
+    const std::string_view name = trace_.Str(pr.name);
+    if (name.find("/device:") == std::string_view::npos) continue;
+    if (count++ < 2) devices += (devices.empty() ? "" : ", ") + std::string(name);
+  }
+  if (count == 0) return Status::Ok();
+  return InvalidInput(in_.path() + ": a JAX/XLA profile (" + std::to_string(count) +
+                      " device process" + (count == 1 ? "" : "es") + ": " + devices +
+                      (count > 2 ? ", ..." : "") +
+                      "), a layout gpuwhy does not map to GPU events yet; its GPU work would "
+                      "otherwise read as none");
 }
 
 Status KinetoParser::TopLevelValue(const std::string& key) {

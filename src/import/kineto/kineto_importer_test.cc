@@ -613,6 +613,29 @@ TEST(KinetoImporter, ContainerErrorsNameTheOffset) {
   }
 }
 
+// Unsupported is not empty: layouts that hold GPU work gpuwhy does not map
+// yet are named in one line, never read as a trace without GPU activity.
+TEST(KinetoImporter, UnmappedLayoutsAreNamed) {
+  Result<model::Trace> legacy = Parse(
+      R"([{"name": "aten::mm", "ph": "X", "ts": 1, "dur": 2, "tid": 1, "pid": "CPU functions"}])");
+  ASSERT_FALSE(legacy.ok());
+  EXPECT_NE(legacy.status().message().find("PyTorch legacy autograd-profiler trace"),
+            std::string::npos)
+      << legacy.status().message();
+  Result<model::Trace> jax = Parse(R"({"displayTimeUnit": "ns", "traceEvents": [
+    {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "/device:GPU:0"}},
+    {"name": "process_name", "ph": "M", "pid": 2, "args": {"name": "/host:CPU"}},
+    {"name": "fusion.3", "ph": "X", "ts": 10, "dur": 5, "pid": 1, "tid": 7}]})");
+  ASSERT_FALSE(jax.ok());
+  EXPECT_NE(jax.status().message().find("a JAX/XLA profile (1 device process: /device:GPU:0)"),
+            std::string::npos)
+      << jax.status().message();
+  // A host-only Kineto trace (no device processes) is still a trace.
+  EXPECT_TRUE(Parse(R"({"traceEvents": [
+    {"name": "aten::mm", "ph": "X", "cat": "cpu_op", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})")
+                  .ok());
+}
+
 TEST(KinetoImporter, SniffByContent) {
   EXPECT_TRUE(LooksLikeKineto("  {\n \"schemaVersion\": 1, \"deviceProperties\": []"));
   EXPECT_TRUE(LooksLikeKineto("{\"traceEvents\": ["));

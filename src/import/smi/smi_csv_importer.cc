@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "import/smi/smi_common.h"
 
@@ -116,6 +120,76 @@ bool LooksLikeSmiCsv(std::string_view prefix) {
   return percent_lines >= 3;
 }
 
+namespace {
+
+// CsvRow: one parsed data row of a header block, before its device is known.
+struct CsvRow {
+  int64_t ts = kMissingI64;
+  int32_t device = kMissingI32;  // from index / uuid / pci.bus_id, when the block has one
+  std::vector<double> values;    // per column; NaN for non-metric columns
+  std::string name;              // the name cell, when present
+};
+
+// TickPositions: for rows without a device column whose timestamps come in
+// ticks of N rows (one per GPU, a few ms apart, then a sample period), each
+// row's position within its tick; empty when the rows are not N >= 2 per tick.
+// A tick boundary is a step above the largest within-tick step: the biggest
+// ratio between consecutive distinct steps (>= 5x, the lower one <= 200 ms).
+// N is the most common tick size (2..16), held by >= 75% of >= 3 ticks.
+std::vector<int32_t> TickPositions(const std::vector<int64_t>& ts) {
+  const size_t n = ts.size();
+  if (n < 6) return {};
+  std::vector<int64_t> d;
+  for (size_t i = 1; i < n; ++i)
+    if (IsValid(ts[i]) && IsValid(ts[i - 1]) && ts[i] >= ts[i - 1]) d.push_back(ts[i] - ts[i - 1]);
+  std::sort(d.begin(), d.end());
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  if (d.size() < 2) return {};          // one step size: one GPU, or stamps that cannot tell
+  constexpr int64_t kFloor = kNsPerMs;  // steps under 1 ms count as 1 ms
+  int64_t within = kMissingI64;
+  double best = 0;
+  for (size_t k = 0; k + 1 < d.size(); ++k) {
+    const double ratio = static_cast<double>(std::max(d[k + 1], kFloor)) /
+                         static_cast<double>(std::max(d[k], kFloor));
+    if (ratio > best) {
+      best = ratio;
+      within = d[k];
+    }
+  }
+  if (!IsValid(within) || best < 5.0 || within > 200 * kNsPerMs) return {};
+  std::vector<int32_t> pos(n, 0);
+  std::map<int32_t, int64_t> sizes;
+  int32_t cur = 0;
+  int64_t ticks = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool same = i > 0 && IsValid(ts[i]) && IsValid(ts[i - 1]) && ts[i] >= ts[i - 1] &&
+                      ts[i] - ts[i - 1] <= within;
+    if (!same) {
+      if (i > 0) ++sizes[cur + 1];
+      ++ticks;
+      cur = 0;
+    } else {
+      ++cur;
+    }
+    pos[i] = cur;
+  }
+  ++sizes[cur + 1];
+  int32_t mode = 0;
+  int64_t mode_count = 0;
+  for (const auto& [size, count] : sizes)
+    if (count > mode_count) {
+      mode = size;
+      mode_count = count;
+    }
+  // A node has at most 16 GPUs; more rows per "tick" are bursts of one GPU's samples.
+  if (mode < 2 || mode > 16 || ticks < 3 ||
+      static_cast<double>(mode_count) < 0.75 * static_cast<double>(ticks))
+    return {};
+  return pos;
+}
+
+}  // namespace
+
 Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
   t.info.format = "nvidia-smi-csv";
   t.info.clock = "unix_realtime";
@@ -125,12 +199,62 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
   std::vector<Column> cols;
   bool have_header = false;
   std::map<std::string, int32_t> uuid_ordinal;
+  std::vector<CsvRow> block;  // the rows of the current header block
+  // Flush: the block's rows into series. Without a device column, rows that
+  // come N per tick are N GPUs, told apart by their order within the tick.
+  auto flush = [&]() {
+    bool keyed = false, timed = false;
+    for (const Column& c : cols) {
+      keyed = keyed || c.role == Role::kIndex || c.role == Role::kUuid || c.role == Role::kBus;
+      timed = timed || c.role == Role::kTimestamp;
+    }
+    std::vector<int32_t> pos;
+    if (!keyed && timed) {
+      std::vector<int64_t> ts;
+      ts.reserve(block.size());
+      for (const CsvRow& r : block) ts.push_back(r.ts);
+      pos = TickPositions(ts);
+    }
+    // The tick size: the most common one (TickPositions checked it).
+    std::map<int32_t, int64_t> size_count;
+    for (size_t i = 0; i < pos.size(); ++i)
+      if (i + 1 == pos.size() || pos[i + 1] == 0) ++size_count[pos[i] + 1];
+    int32_t per_tick = 0;
+    int64_t best = 0;
+    for (const auto& [size, count] : size_count)
+      if (count > best) {
+        best = count;
+        per_tick = size;
+      }
+    for (size_t ri = 0; ri < block.size(); ++ri) {
+      CsvRow& r = block[ri];
+      int32_t device = r.device;
+      if (!pos.empty()) {
+        if (pos[ri] >= per_tick) {  // a tick with more rows than GPUs: cannot tell whose
+          t.stats.Bump(ImportStat::garbage_row);
+          continue;
+        }
+        device = pos[ri];
+      }
+      if (!IsValid(device)) device = 0;
+      if (!r.name.empty()) {
+        model::Device& d = t.GetOrAddDevice(device);
+        if (d.name == kEmptyString) d.name = t.strings.Intern(r.name);
+        d.vendor = model::Vendor::kNvidia;
+      }
+      for (size_t i = 0; i < cols.size(); ++i)
+        if (cols[i].role == Role::kMetric)
+          series.Add(device, cols[i].name, cols[i].spec, r.ts, r.values[i]);
+    }
+    block.clear();
+  };
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = smi::Trim(lines[li]);
     if (l.empty()) continue;
     std::vector<std::string_view> cells = smi::SplitCells(l);
     if (IsHeader(cells)) {
       if (have_header) t.stats.Bump(ImportStat::repeated_header);
+      flush();
       cols.clear();
       for (std::string_view c : cells) cols.push_back(ClassifyHeader(c));
       have_header = true;
@@ -157,19 +281,19 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
       t.stats.Bump(ImportStat::truncated_tail);
       continue;
     }
-    int64_t ts = kMissingI64;
-    int32_t device = kMissingI32;
+    CsvRow row;
     bool bad_ts = false;
     for (size_t i = 0; i < cols.size(); ++i) {
-      if (cols[i].role == Role::kTimestamp && !smi::ParseTimestamp(cells[i], &ts)) bad_ts = true;
-      if (cols[i].role == Role::kIndex && !IsValid(device)) {  // the first of gpu/index wins
+      if (cols[i].role == Role::kTimestamp && !smi::ParseTimestamp(cells[i], &row.ts))
+        bad_ts = true;
+      if (cols[i].role == Role::kIndex && !IsValid(row.device)) {  // the first of gpu/index wins
         double v;
-        if (smi::ParseNumber(cells[i], &v, nullptr)) device = smi::IndexOf(v);
+        if (smi::ParseNumber(cells[i], &v, nullptr)) row.device = smi::IndexOf(v);
       }
-      if ((cols[i].role == Role::kUuid || cols[i].role == Role::kBus) && !IsValid(device)) {
+      if ((cols[i].role == Role::kUuid || cols[i].role == Role::kBus) && !IsValid(row.device)) {
         auto [it, fresh] = uuid_ordinal.emplace(std::string(cells[i]),
                                                 static_cast<int32_t>(uuid_ordinal.size()));
-        device = it->second;
+        row.device = it->second;
         (void)fresh;
       }
     }
@@ -177,13 +301,10 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
     }
-    if (!IsValid(device)) device = 0;
+    row.values.assign(cols.size(), kMissingF64);
     for (size_t i = 0; i < cols.size(); ++i) {
-      if (cols[i].role == Role::kName && !smi::IsMissingText(cells[i])) {
-        model::Device& d = t.GetOrAddDevice(device);
-        if (d.name == kEmptyString) d.name = t.strings.Intern(cells[i]);
-        d.vendor = model::Vendor::kNvidia;
-      }
+      if (cols[i].role == Role::kName && !smi::IsMissingText(cells[i]) && row.name.empty())
+        row.name = std::string(cells[i]);
       if (cols[i].role != Role::kMetric) continue;
       double v = kMissingF64;
       if (!smi::IsMissingText(cells[i])) {
@@ -197,9 +318,11 @@ Status ReadSmiCsvText(std::string_view text, model::Trace& t) {
           v = kMissingF64;
         }
       }
-      series.Add(device, cols[i].name, cols[i].spec, ts, v);
+      row.values[i] = v;
     }
+    block.push_back(std::move(row));
   }
+  flush();
   series.Finish();
   if (t.counters.empty())
     return InvalidInput("no nvidia-smi samples found (no recognised --query-gpu header or rows)");

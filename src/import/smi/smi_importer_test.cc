@@ -101,6 +101,76 @@ TEST(SmiCsv, UnitsMultiGpuMissingAndPeriod) {
   EXPECT_EQ(t.Str(t.FindDevice(1)->name), "NVIDIA A100");
 }
 
+// Rows without an index that come N per tick (a few ms apart, then a
+// period) are N GPUs, told apart by their order within the tick.
+TEST(SmiCsv, RowsNPerTickWithoutAnIndexAreNGpus) {
+  std::string log = "timestamp, name, utilization.gpu [%], power.draw [W]\n";
+  for (int tick = 0; tick < 10; ++tick)
+    for (int g = 0; g < 3; ++g)
+      log += "2024/01/31 12:00:" + std::string(tick < 10 ? "0" : "") + std::to_string(tick) +
+             ".00" + std::to_string(g) + ", NVIDIA A100, " + std::to_string(g == 1 ? 40 : 95) +
+             " %, " + std::to_string(100 + g) + " W\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadSmiCsvText(log, t).ok());
+  EXPECT_EQ(t.devices.size(), 3u);
+  for (int g = 0; g < 3; ++g) {
+    const auto* u = Find(t, CounterKind::kGpuUtil, g);
+    const auto* p = Find(t, CounterKind::kPowerMw, g);
+    ASSERT_TRUE(u && p) << g;
+    ASSERT_EQ(u->value.size(), 10u) << g;
+    EXPECT_DOUBLE_EQ(u->value[3], g == 1 ? 0.40 : 0.95);
+    EXPECT_DOUBLE_EQ(p->value[3], (100.0 + g) * 1000.0);
+    EXPECT_EQ(u->period_ns, kNsPerS) << g;
+  }
+  // Stamps to the second (rows of a tick equal): the same.
+  std::string coarse = "timestamp, utilization.gpu [%]\n";
+  for (int tick = 0; tick < 6; ++tick)
+    for (int g = 0; g < 2; ++g)
+      coarse +=
+          "2024/01/31 12:00:0" + std::to_string(tick) + ".000, " + std::to_string(g * 50) + " %\n";
+  model::Trace c;
+  ASSERT_TRUE(ReadSmiCsvText(coarse, c).ok());
+  ASSERT_NE(Find(c, CounterKind::kGpuUtil, 1), nullptr);
+  EXPECT_DOUBLE_EQ(Find(c, CounterKind::kGpuUtil, 1)->value[0], 0.5);
+}
+
+TEST(SmiCsv, OneGpuWithJitterOrPausesStaysOneGpu) {
+  // Steps of 1 s with jitter, and one long pause: no ticks.
+  std::string log = "timestamp, utilization.gpu [%]\n";
+  const char* stamps[] = {"12:00:00.000", "12:00:01.003", "12:00:02.001", "12:00:03.010",
+                          "12:00:04.002", "12:10:00.000", "12:10:01.004", "12:10:02.000"};
+  for (const char* st : stamps) log += std::string("2024/01/31 ") + st + ", 90 %\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadSmiCsvText(log, t).ok());
+  EXPECT_EQ(Find(t, CounterKind::kGpuUtil, 1), nullptr);
+  EXPECT_EQ(Find(t, CounterKind::kGpuUtil, 0)->value.size(), 8u);
+  // Bursts of fast samples between pauses are one GPU sampled fast, not a node.
+  std::string bursts = "timestamp, utilization.gpu [%]\n";
+  for (int b = 0; b < 5; ++b)
+    for (int i = 0; i < 40; ++i)
+      bursts += "2024/01/31 12:" + std::to_string(10 + b) + ":00." + std::to_string(100 + i * 20) +
+                ", 90 %\n";
+  model::Trace u;
+  ASSERT_TRUE(ReadSmiCsvText(bursts, u).ok());
+  EXPECT_EQ(Find(u, CounterKind::kGpuUtil, 1), nullptr);
+  EXPECT_EQ(Find(u, CounterKind::kGpuUtil, 0)->value.size(), 200u);
+}
+
+TEST(SmiCsv, BusIdTellsGpusApartWhateverTheOrder) {
+  const char* log =
+      "timestamp, pci.bus_id, utilization.gpu [%]\n"
+      "2024/01/31 12:00:00.000, 00000000:18:00.0, 10 %\n"
+      "2024/01/31 12:00:00.001, 00000000:32:00.0, 90 %\n"
+      "2024/01/31 12:00:01.000, 00000000:32:00.0, 91 %\n"
+      "2024/01/31 12:00:01.001, 00000000:18:00.0, 11 %\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadSmiCsvText(log, t).ok());
+  const auto* u1 = Find(t, CounterKind::kGpuUtil, 1);
+  ASSERT_NE(u1, nullptr);
+  EXPECT_DOUBLE_EQ(u1->value[0], 0.90);
+  EXPECT_DOUBLE_EQ(u1->value[1], 0.91);
+}
+
 TEST(SmiCsv, AppendedJobsGarbageAndTruncatedTail) {
   const char* log =
       "utilization.gpu [%], memory.used [MiB]\n"

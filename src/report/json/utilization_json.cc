@@ -209,6 +209,10 @@ void WriteDeviceUtilizationJson(const JsonContext& ctx, const analysis::DeviceSu
   w.Key("curve_window");
   w.StringOrNull(d->verdict_window);
   w.FieldInt("curve_window_ns", d->verdict_window_ns);
+  // Set-up and teardown around the loop: only with curve_window "loop".
+  const bool loop = d->verdict_window == "loop";
+  w.FieldInt("setup_ns", loop ? d->setup_ns : kMissingI64);
+  w.FieldInt("teardown_ns", loop ? d->teardown_ns : kMissingI64);
   if (d->has_active_verdict) {
     WriteVerdict(w, "curve_kernel_active", d->active_verdict);
   } else {
