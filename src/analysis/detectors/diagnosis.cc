@@ -570,9 +570,15 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
       });
   std::string each = dx.per_step_basis ? "each step" : loop_window ? "the loop" : "the profiled span";
   std::string step = dx.per_step_basis ? "the step" : loop_window ? "the loop" : "the span";
+  // The headline's figures are the first trace's; a rank set's first cause
+  // may be another rank's, and then the WHY line says whose.
+  const int32_t headline_rank =
+      r0 == nullptr ? kMissingI32 : IsValid(r0->trace_rank) ? r0->trace_rank : 0;
+  const bool top_elsewhere = dx.rank_count >= 2 && top != nullptr && IsValid(top->rank) &&
+                             top->rank != headline_rank;
   // HEALTHY means no material cause (the seed's classes): a busy GPU whose
   // first cause costs 5% or more is busy but slow, PINNED_HIGH.
-  if (pd != nullptr && dx.curve_shape == "HEALTHY" && top_matters) {
+  if (pd != nullptr && dx.curve_shape == "HEALTHY" && top_matters && !top_elsewhere) {
     dx.curve_shape = "PINNED_HIGH";
     dx.curve_reason += "; but the first cause (" + top->title + ") costs " +
                        FormatPct(top->lost_step_ratio) + " of " + step + ": busy but slow";
@@ -642,7 +648,11 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; biggest cause: " +
                     top->summary;
     } else {
-      dx.top_line = BusyPhrase(*pd, dx.idle_step_ratio, each) + ", but " + top->summary;
+      dx.top_line = BusyPhrase(*pd, dx.idle_step_ratio, each) +
+                    (top_elsewhere ? " on rank " + std::to_string(headline_rank) + ", but on rank " +
+                                         std::to_string(top->rank) + ": "
+                                   : ", but ") +
+                    top->summary;
     }
   } else {
     const Finding* cb = nullptr;

@@ -686,7 +686,7 @@ std::string DescribeHold(const model::Trace& t, HostItemRef item, HoldKind kind,
   const int64_t s = api ? t.api_calls.start_ns[item.row] : t.ranges.start_ns[item.row];
   const int64_t e = api ? t.api_calls.end_ns[item.row] : t.ranges.end_ns[item.row];
   std::string_view raw = t.Str(ItemName(t, item));
-  std::string name(api ? CanonicalApiName(raw) : raw.substr(0, 80));
+  std::string name = api ? std::string(CanonicalApiName(raw)) : ReadableRangeName(raw).substr(0, 80);
   // The ops around it (a range's own name left out) and the user's frame.
   std::string ops = EnclosingOps(t, tid, s, e, /*cpu_ops_only=*/true);
   if (!api && ops.starts_with(name)) {
@@ -759,6 +759,22 @@ std::string EnclosingOps(const model::Trace& t, int64_t tid, int64_t s, int64_t 
     out += std::string(name.substr(0, 48));
   }
   return out;
+}
+
+std::string ReadableRangeName(std::string_view name) {
+  if (!name.starts_with("{")) return std::string(name);
+  // value('key'): the quoted value after `'key': ` in a Python dict repr.
+  auto value = [name](std::string_view key) -> std::string_view {
+    const std::string k = "'" + std::string(key) + "': '";
+    const size_t at = name.find(k);
+    if (at == std::string_view::npos) return {};
+    const size_t b = at + k.size();
+    const size_t e = name.find('\'', b);
+    return e == std::string_view::npos ? std::string_view() : name.substr(b, e - b);
+  };
+  const std::string_view mod = value("mod"), op = value("op");
+  if (op.empty()) return std::string(name);
+  return mod.empty() ? std::string(op) : std::string(mod) + "." + std::string(op);
 }
 
 StringId ItemName(const model::Trace& t, HostItemRef item) {

@@ -187,6 +187,11 @@ std::string DescribeHold(const model::Trace& trace, HostItemRef item, HoldKind k
 std::string EnclosingOps(const model::Trace& trace, int64_t tid, int64_t s, int64_t e,
                          bool cpu_ops_only);
 
+// ReadableRangeName: a range name as a reader wants it. pyprof / DLProf NVTX
+// payloads, `{'mod': 'torch.nn.functional', 'op': 'max_pool2d', 'args': ...}`,
+// become "torch.nn.functional.max_pool2d"; other names are returned as they are.
+std::string ReadableRangeName(std::string_view name);
+
 // ItemName: the name of a host item.
 StringId ItemName(const model::Trace& trace, HostItemRef item);
 // ItemKindLabel: "CPU op", "Python", "annotation", "NVTX range", "runtime call", ...

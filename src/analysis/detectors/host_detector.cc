@@ -53,7 +53,7 @@ std::string GapWhat(const model::Trace& t, const IdleGap& g, const std::vector<u
       if (g.host_what_held())
         return "host in " +
                DescribeHold(t, g.host_what(), ClassifyHold(t, g.host_what(), first_rows));
-      return "host in " + Short(t.Str(ItemName(t, g.host_what()))) + " (" +
+      return "host in " + Short(ReadableRangeName(t.Str(ItemName(t, g.host_what())))) + " (" +
              std::string(ItemKindLabel(t, g.host_what())) +
              ") for part of it; no one item held most of it";
     case IdleCause::kHostLaunch: return "host launching work";
@@ -89,7 +89,7 @@ std::vector<Finding> DetectHostBusy(const DetectorInput& in) {
       const std::string_view kind = ItemKindLabel(t, h.example);
       if (i < 5 && 100 * h.ns >= d.host_busy_window_ns) {
         if (!ran.empty()) ran += ", ";
-        ran += Short(name, 48) + " " + FormatPct(static_cast<double>(h.ns) / window);
+        ran += Short(ReadableRangeName(name), 48) + " " + FormatPct(static_cast<double>(h.ns) / window);
       }
       if (LooksLikeInputWork(name)) input_ns = std::max(input_ns, h.ns);
       if (h.example.is_api) api_ns += h.ns;

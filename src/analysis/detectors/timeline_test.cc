@@ -238,6 +238,16 @@ TEST(Timeline, SlowFirstLaunchIsWarmUpAndOneOff) {
   EXPECT_EQ(d.recurring_idle_by_cause[static_cast<size_t>(IdleCause::kHostBusy)], 0);
 }
 
+// pyprof / DLProf NVTX payloads read as the module and op they name.
+TEST(HostActivity, ReadableRangeNameOfPyprofPayloads) {
+  EXPECT_EQ(ReadableRangeName("{'mod': 'torch.nn.functional', 'op': 'max_pool2d', 'args': "
+                              "[{'name': '', 'type': 'tensor'}]}"),
+            "torch.nn.functional.max_pool2d");
+  EXPECT_EQ(ReadableRangeName("{'op': 'relu'}"), "relu");
+  EXPECT_EQ(ReadableRangeName("{'mod': 'x'}"), "{'mod': 'x'}");  // no op: as it is
+  EXPECT_EQ(ReadableRangeName("aten::mm"), "aten::mm");
+}
+
 TEST(HostActivity, HolderIsTheInnermostItemCoveringMostOfTheWindow) {
   // A Python frame holds the window, an op inside it 60% of it, a call
   // inside the op 30%: the op is the innermost item covering more than half.
