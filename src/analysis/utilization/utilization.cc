@@ -455,7 +455,10 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
     std::map<int32_t, int64_t> kernel_ns;
     for (size_t i = 0; i < t.kernels.size(); ++i) {
       const int64_t ks = t.kernels.start_ns[i], ke = t.kernels.end_ns[i];
-      if (IsValid(ks) && IsValid(ke) && ke >= ks) kernel_ns[t.kernels.device_id[i]] += ke - ks;
+      if (IsValid(ks) && IsValid(ke) && ke >= ks) {
+        int64_t& ns = kernel_ns[t.kernels.device_id[i]];
+        ns = AddSat(ns, ke - ks);  // two 146-year kernels pass int64
+      }
     }
     const DeviceSteps* busiest = nullptr;
     int64_t most = -1;
