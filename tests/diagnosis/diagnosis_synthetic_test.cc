@@ -131,6 +131,7 @@ TEST(DiagnosisSynthetic, SetupBeforeAMemoryBoundLoop) {
   ASSERT_NE(one_off, nullptr);
   EXPECT_GT(Metric(*one_off, "setup_idle_ns"), 1.0e9);
   EXPECT_LE(one_off->lost_step_ratio, 1.0);
+  EXPECT_LE(Metric(*one_off, "one_off_idle_share"), 1.0);  // a part never exceeds its whole
   // The loop's idle excludes the set-up: the GPU is busy in the loop.
   EXPECT_LT(d.idle_step_ratio, 0.2);
   const analysis::DeviceUtilization& du = a.traces[0].utilization.devices.at(0);

@@ -223,7 +223,12 @@ std::vector<Finding> DetectOneOffGaps(const DetectorInput& in) {
     f.lost_step_ratio =
         static_cast<double>(d.one_off_idle_ns) / static_cast<double>(capture_ns);
     f.severity = SeverityFromLoss(f.lost_step_ratio);
-    const double idle = static_cast<double>(std::max<int64_t>(1, d.idle_ns));
+    // All the capture's idle: the loop's (idle_ns) and the set-up and
+    // teardown phases' (gaps with step index -1, outside idle_ns).
+    int64_t phase_idle = 0;
+    for (const IdleGap& g : d.gaps)
+      if (g.step_index < 0) phase_idle = AddSat(phase_idle, g.attributed_ns);
+    const double idle = static_cast<double>(std::max<int64_t>(1, AddSat(d.idle_ns, phase_idle)));
     const double idle_share = static_cast<double>(d.one_off_idle_ns) / idle;
     std::vector<std::string> parts;
     if (!isolated.empty()) {
