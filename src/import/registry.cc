@@ -15,6 +15,7 @@
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/nsys/nsys_importer.h"
+#include "import/nsys/nsys_report_importer.h"
 #include "import/smi/dcgm_importer.h"
 #include "import/smi/smi_csv_importer.h"
 #include "import/smi/smi_table_importer.h"
@@ -25,16 +26,9 @@ namespace gpuwhy::import {
 namespace {
 
 constexpr size_t kSniffBytes = size_t{64} << 10;
-constexpr std::string_view kNsysMagic = "NVIDIA Tegra Profiler Report";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool IsNsysReport(const std::string& path, std::string_view prefix) {
-  if (prefix.substr(0, kNsysMagic.size()) == kNsysMagic) return true;
-  std::string lower = AsciiLower(path);
-  return EndsWith(lower, ".nsys-rep") || EndsWith(lower, ".qdrep");
 }
 
 // SkippedInDirectory: files a directory expansion never treats as traces.
@@ -66,7 +60,6 @@ bool AnyImporterSniffs(const std::string& path) {
   SourceInfo src;
   src.path = path;
   src.prefix = std::move(prefix).value();
-  if (IsNsysReport(path, src.prefix)) return true;
   for (const auto& imp : BuiltinImporters())
     if (imp->Sniff(src)) return true;
   return false;
@@ -82,6 +75,8 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   kineto.threads = options.parse_threads;
   v.push_back(std::make_unique<KinetoImporter>(kineto));
   v.push_back(std::make_unique<NsysImporter>());
+  // .nsys-rep / .qdrep: through `nsys export` when nsys is on PATH.
+  v.push_back(std::make_unique<NsysReportImporter>());
   v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
   v.push_back(std::make_unique<SmiCsvImporter>());
@@ -119,12 +114,6 @@ Status ImportWith(const std::string& path, bool ranks, const ImportOptions& opti
     src.gzip = probe->compressed();
   }
   src.prefix = std::move(prefix);
-  if (IsNsysReport(path, src.prefix)) {
-    return Unsupported(fmt::format(
-        "{}: Nsight Systems report files cannot be read directly; export it with "
-        "`nsys export --type sqlite {}` and pass the .sqlite file",
-        path, path));
-  }
   for (const auto& imp : BuiltinImporters(options)) {
     if (!imp->Sniff(src)) continue;
     std::vector<model::Trace> out;

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "analysis/steps/step_detector.h"
+
 namespace gpuwhy::analysis {
 
 LoopPhases FindLoopPhases(const model::Trace& trace, int32_t device, int64_t capture_start_ns,
@@ -168,7 +170,18 @@ RunSteps BuildRunSteps(const model::Trace& trace) {
   widen(trace.memsets);
   if (span.empty()) return out;
 
-  const std::vector<StepWindow> host_steps = HostStepRanges(trace);
+  std::vector<StepWindow> host_steps = HostStepRanges(trace);
+  if (host_steps.empty()) {
+    // NVTX or user ranges named like a step ("train_step", "iteration") are
+    // step markers too, numbered in order.
+    for (const Step& st : MarkerRangeSteps(trace, nullptr)) {
+      StepWindow w;
+      w.step = st.number;
+      w.host_start_ns = st.start_ns;
+      w.host_end_ns = st.end_ns;
+      host_steps.push_back(w);
+    }
+  }
   std::map<int32_t, std::vector<int64_t>> dev_end, dev_count;
   if (!host_steps.empty()) {
     const model::ApiTable& api = trace.api_calls;

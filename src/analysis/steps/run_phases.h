@@ -19,7 +19,8 @@
 //   - it ends at the last kernel, or at the last copy after it by the same rule.
 //
 // Steps (the one definition of a step, docs/utilization.md §Steps): with
-// ProfilerStep#N markers, each step's window is device-adjusted: it starts
+// step markers (ProfilerStep#N ranges; else NVTX or user ranges named like a
+// step, MarkerRangeSteps()), each step's window is device-adjusted: it starts
 // where the host range starts (never before the previous window ends) and
 // ends when the last GPU op launched from inside the host range ends (never
 // before the range ends); the windows are then extended to the next one's

@@ -76,6 +76,48 @@ TEST(RunPhases, OneKernelOrAShortBurstIsNoLoop) {
   EXPECT_TRUE(FindLoopPhases(burst, 0, 0, 2000 * kMs).has_loop);
 }
 
+// NVTX ranges named like a step are step markers too: each window ends
+// when the kernel launched inside it ends, and the windows tile.
+TEST(RunPhases, NvtxStepRangesAreMarkers) {
+  model::Trace t;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t s = i * 10 * kMs;
+    model::RangeRow r;
+    r.pid = 1;
+    r.tid = 1;
+    r.start_ns = s;
+    r.end_ns = s + 2 * kMs;
+    r.kind = model::RangeKind::kNvtx;
+    r.name = t.strings.Intern("train_step");
+    t.ranges.Append(r);
+    model::ApiRow a;
+    a.pid = 1;
+    a.tid = 1;
+    a.start_ns = s + kMs;
+    a.end_ns = s + kMs + 10'000;
+    a.correlation_id = i + 1;
+    a.name = t.strings.Intern("cudaLaunchKernel");
+    t.api_calls.Append(a);
+    model::KernelRow k;
+    k.device_id = 0;
+    k.start_ns = s + 3 * kMs;
+    k.end_ns = s + 7 * kMs;
+    k.correlation_id = i + 1;
+    k.name = t.strings.Intern("k");
+    t.kernels.Append(k);
+  }
+  t.Finalize();
+  const RunSteps run = BuildRunSteps(t);
+  const DeviceSteps* d = run.Find(0);
+  ASSERT_NE(d, nullptr);
+  ASSERT_TRUE(d->from_markers);
+  ASSERT_EQ(d->windows.size(), 3u);
+  EXPECT_EQ(d->windows[0].start_ns, 0);
+  EXPECT_EQ(d->windows[0].end_ns, 10 * kMs);  // tiled to the next step's start
+  EXPECT_EQ(d->windows[2].end_ns, 27 * kMs);  // the last kernel's end
+  EXPECT_FALSE(d->phases.has_loop);
+}
+
 TEST(RunPhases, MissingWindowIsNoLoop) {
   model::Trace t;
   Kernel(t, 0, kMs);

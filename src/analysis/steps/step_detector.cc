@@ -62,7 +62,7 @@ std::vector<Step> ProfilerSteps(const model::Trace& t) {
   return Normalize(std::move(steps));
 }
 
-std::vector<Step> MarkerSteps(const model::Trace& t, std::string* name_out) {
+std::vector<Step> NamedMarkerSteps(const model::Trace& t, std::string* name_out) {
   const auto& r = t.ranges;
   std::unordered_map<StringId, int> counts;
   for (size_t i = 0; i < r.size(); ++i) {
@@ -215,6 +215,11 @@ StepStats ComputeStepStats(const std::vector<Step>& steps) {
   return s;
 }
 
+std::vector<Step> MarkerRangeSteps(const model::Trace& trace, std::string* name) {
+  std::string unused;
+  return NamedMarkerSteps(trace, name != nullptr ? name : &unused);
+}
+
 StepResult FindSteps(const model::Trace& trace) {
   StepResult r;
   r.steps = ProfilerSteps(trace);
@@ -222,7 +227,7 @@ StepResult FindSteps(const model::Trace& trace) {
     r.source = StepSource::kProfilerStep;
     r.marker_name = "ProfilerStep#N";
   } else {
-    r.steps = MarkerSteps(trace, &r.marker_name);
+    r.steps = NamedMarkerSteps(trace, &r.marker_name);
     if (!r.steps.empty()) {
       r.source = StepSource::kMarkerRange;
     } else {

@@ -59,6 +59,12 @@ struct StepResult {
 // FindSteps: steps of `trace` (see the file comment for the order of sources).
 StepResult FindSteps(const model::Trace& trace);
 
+// MarkerRangeSteps: the NVTX / user-annotation ranges named like a step (the
+// most frequent such name, at least 2 of them; ranges PyTorch puts inside a
+// step excluded), by start; empty when there are none. `name` (may be null)
+// receives the range name.
+std::vector<Step> MarkerRangeSteps(const model::Trace& trace, std::string* name);
+
 // ComputeStepStats: statistics of step durations (end - start).
 StepStats ComputeStepStats(const std::vector<Step>& steps);
 

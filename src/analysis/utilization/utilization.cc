@@ -470,8 +470,10 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
       }
     }
     if (busiest != nullptr && busiest->from_markers) {
-      out.steps.source = StepSource::kProfilerStep;
-      out.steps.marker_name = "ProfilerStep#N";
+      if (out.steps.source != StepSource::kMarkerRange) {
+        out.steps.source = StepSource::kProfilerStep;
+        out.steps.marker_name = "ProfilerStep#N";
+      }
       out.steps.period_kernels = kMissingI32;
       out.steps.steps.clear();
       for (const StepWindow& w : busiest->windows) out.steps.steps.push_back({w.step, w.start_ns, w.end_ns});
