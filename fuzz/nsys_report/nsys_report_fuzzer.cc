@@ -42,8 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string v = gpuwhy::import::NsysReportVersionIn(bytes);
   if (!v.empty() && !IsVersion(v)) std::abort();
   if (!gpuwhy::import::LooksLikeNsysReport(bytes)) return 0;
-  static const std::string path =
-      "/tmp/gpuwhy_nsys_report_fuzz_" + std::to_string(::getpid()) + ".bin";
+  // ScratchFile: one file per fuzzer process, removed at exit.
+  struct ScratchFile {
+    std::string path = "/tmp/gpuwhy_nsys_report_fuzz_" + std::to_string(::getpid()) + ".bin";
+    ~ScratchFile() { ::unlink(path.c_str()); }
+  };
+  static const ScratchFile scratch;
+  const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

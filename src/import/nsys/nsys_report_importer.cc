@@ -168,11 +168,10 @@ Status RepExportAndRead(const std::string& nsys, const std::string& path,
   }
   trace.info.source_path = path;
   trace.info.format = "nsys-report";
-  std::string v;
-  if (!version.empty()) v = "written by nsys " + version + "; ";
-  v += "exported by " + nsys_name;
-  if (!trace.info.format_version.empty()) v += ", export schema " + trace.info.format_version;
-  trace.info.format_version = v;
+  // Short: the terminal header shows it after the path and format. The export
+  // schema follows from the exporting version.
+  trace.info.format_version =
+      (version.empty() ? std::string() : version + ", ") + "exported by " + nsys_name;
   return Status::Ok();
 }
 

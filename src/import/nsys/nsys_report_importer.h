@@ -7,7 +7,8 @@
 // (no shell, a timeout), imports the export with ReadNsysSqlite
 // (nsys_importer.h) and removes the temporary directory on every path.
 // TraceInfo::format is "nsys-report"; format_version names the nsys version
-// that wrote the report, the one that exported it and the export schema.
+// that wrote the report and the one that exported it ("2021.1.1.66, exported
+// by nsys 2024.2.3.38").
 // Without `nsys` on PATH, or when the export fails, Read() returns one
 // kUnsupported Status of one line naming the file, the nsys version that wrote
 // it (when the file states it) and either the export command to run or nsys's
