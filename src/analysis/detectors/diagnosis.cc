@@ -119,9 +119,10 @@ std::string_view BottleneckOf(const Finding& f) {
   return "idle";
 }
 
-// CausePhrase: the clause after "waiting for the host:" for the top finding.
-std::string CausePhrase(const Finding& f) {
-  std::string step = f.per_step_basis ? "the step" : "the span";
+// CausePhrase: the clause after "waiting for the host:" for the top finding;
+// `step` names the window as the rest of the WHY line does ("the step",
+// "the loop", "the span").
+std::string CausePhrase(const Finding& f, const std::string& step) {
   // The DataLoader share that matters is the part the GPU spends idle (what
   // TB-plugin's DataLoader category counts); wall time is in the evidence.
   if (f.id == "data_loading.dataloader")
@@ -155,7 +156,11 @@ std::string CausePhrase(const Finding& f) {
         break;
       }
     }
-    return "the launching thread runs work that launches nothing" +
+    // A launch call far longer than launching is warm-up (a lazy module
+    // load), not CPU work: the words say which.
+    const bool warmup = what.find("far longer than launching") != std::string::npos;
+    return std::string(warmup ? "the launching thread is held in warm-up, not in launching"
+                              : "the launching thread runs work that launches nothing") +
            (what.empty() ? std::string() : " (worst gap: " + what + ")") + " for " +
            FormatPct(f.lost_step_ratio) + " of " + step;
   }
@@ -643,7 +648,7 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
     } else if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10 && host_side) {
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; " +
                     FormatPct(dx.host_wait_idle_ratio) + " of that idle is waiting for the host: " +
-                    CausePhrase(*top) + ".";
+                    CausePhrase(*top, top->per_step_basis ? std::string("the step") : step) + ".";
     } else if (IsValid(dx.idle_step_ratio) && dx.idle_step_ratio >= 0.10) {
       dx.top_line = "GPU idle " + FormatPct(dx.idle_step_ratio) + " of " + each + "; biggest cause: " +
                     top->summary;
