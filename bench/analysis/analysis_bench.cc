@@ -39,6 +39,7 @@
 #include "analysis/summary/device_summary.h"
 #include "analysis/utilization/utilization.h"
 #include "base/memory_tuning.h"
+#include "common/proc_status.h"
 #include "import/registry.h"
 
 namespace {
@@ -52,23 +53,8 @@ double ProcessCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// StatusKiB: a "Vm...:" line of /proc/self/status, in KiB; -1 when absent.
-long StatusKiB(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const size_t n = std::strlen(key);
-  while (std::getline(in, line))
-    if (line.compare(0, n, key) == 0) return std::atol(line.c_str() + n);
-  return -1;
-}
-
-// ResetPeakRss: VmHWM back to the current RSS; false where not supported.
-bool ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
+using bench::ResetPeakRss;
+using bench::StatusKiB;
 
 struct Timing {
   std::vector<double> wall_s, cpu_s;

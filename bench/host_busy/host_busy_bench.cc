@@ -36,6 +36,7 @@
 #include "analysis/detectors/host_activity.h"
 #include "analysis/detectors/timeline.h"
 #include "base/memory_tuning.h"
+#include "common/proc_status.h"
 #include "model/trace.h"
 
 namespace {
@@ -46,23 +47,8 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kTurnNs = 2100 * kNsPerUs;  // one turn: 2 ms of host work, then the op
 constexpr int64_t kEventsPerTurn = 6;
 
-// StatusKiB: a "Vm...:" line of /proc/self/status, in KiB; -1 when absent.
-long StatusKiB(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const size_t n = std::strlen(key);
-  while (std::getline(in, line))
-    if (line.compare(0, n, key) == 0) return std::atol(line.c_str() + n);
-  return -1;
-}
-
-// ResetPeakRss: VmHWM back to the current RSS; false where not supported.
-bool ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
+using bench::ResetPeakRss;
+using bench::StatusKiB;
 
 struct Peak {
   long over_kib = -1;  // the largest peak above the starting RSS

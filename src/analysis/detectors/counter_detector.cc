@@ -553,11 +553,11 @@ int64_t PhaseFindings(const DetectorInput& in, const SampledDeviceStats& st,
   // Set-up: every idle stretch before a work phase, the longest named.
   int64_t setup_idle = 0, setup_obs = 0, loading = 0, no_proc = 0;
   const CounterPhase* worst = nullptr;
-  size_t worst_at = 0, count = 0;
+  size_t worst_at = 0, setups = 0;
   for (size_t i = 0; i < ph.phases.size(); ++i) {
     const CounterPhase& p = ph.phases[i];
     if (p.kind != PhaseKind::kSetup) continue;
-    ++count;
+    ++setups;
     setup_idle = AddSat(setup_idle, p.idle_ns);
     setup_obs = AddSat(setup_obs, p.observed_ns);
     loading = AddSat(loading, p.loading_ns);
@@ -601,14 +601,14 @@ int64_t PhaseFindings(const DetectorInput& in, const SampledDeviceStats& st,
     if (main != nullptr)
       f.summary += "; the main work phase then runs at GPU-Util " + FormatPct(main->util_ratio);
     f.summary += ".";
-    if (count > 1)
-      f.notes.push_back(std::to_string(count) + " set-up phases in the log, " +
+    if (setups > 1)
+      f.notes.push_back(std::to_string(setups) + " set-up phases in the log, " +
                         FormatLogSpan(setup_obs) + " in all.");
     AddMetric(f, "setup_ns", static_cast<double>(worst->observed_ns), "ns", "longest set-up phase");
     AddMetric(f, "setup_idle_ns", static_cast<double>(setup_idle), "ns", "idle in set-up phases");
     AddMetric(f, "loading_ns", static_cast<double>(loading), "ns", "memory held at ~0% GPU-Util");
     AddMetric(f, "no_process_ns", static_cast<double>(no_proc), "ns", "no process on the GPU");
-    AddMetric(f, "setup_phases", static_cast<double>(count), "count", "set-up phases");
+    AddMetric(f, "setup_phases", static_cast<double>(setups), "count", "set-up phases");
     Example ex;
     ex.what = "set-up";
     ex.start_ns = worst->start_ns;

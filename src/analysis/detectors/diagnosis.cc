@@ -76,10 +76,15 @@ double RankKey(const Finding& f) {
 // kMaterialLoss: a cause that costs this share of the step or more matters.
 constexpr double kMaterialLoss = 0.05;
 
-// IsSetupPhase: a one-off finding whose idle is mostly the set-up before a
-// loop and the teardown after it (host_detector's loop_phases metric).
+// AroundALoop: a one-off finding of a capture whose set-up or teardown lies
+// outside the loop (host_detector's loop_phases metric).
+bool AroundALoop(const Finding& f) {
+  return f.id == kOneOffGapFindingId && MetricOf(f, "loop_phases") >= 1.0;
+}
+
+// IsSetupPhase: such a finding whose idle is mostly that set-up and teardown.
 bool IsSetupPhase(const Finding& f) {
-  if (f.id != kOneOffGapFindingId || !(MetricOf(f, "loop_phases") >= 1.0)) return false;
+  if (!AroundALoop(f)) return false;
   const double edge = MetricOf(f, "setup_idle_ns") + MetricOf(f, "teardown_idle_ns");
   const double all = MetricOf(f, "one_off_idle_ns");
   return IsValid(edge) && IsValid(all) && 2.0 * edge >= all;
@@ -570,9 +575,7 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
   // Without markers, with set-up or teardown cut off the capture, the window
   // every figure speaks for is the loop (analysis/steps/run_phases.h).
   const bool loop_window =
-      !dx.per_step_basis && std::any_of(dx.findings.begin(), dx.findings.end(), [](const Finding& f) {
-        return f.id == kOneOffGapFindingId && MetricOf(f, "loop_phases") >= 1.0;
-      });
+      !dx.per_step_basis && std::any_of(dx.findings.begin(), dx.findings.end(), AroundALoop);
   std::string each = dx.per_step_basis ? "each step" : loop_window ? "the loop" : "the profiled span";
   std::string step = dx.per_step_basis ? "the step" : loop_window ? "the loop" : "the span";
   // The headline's figures are the first trace's; a rank set's first cause

@@ -4,56 +4,61 @@
 #include <map>
 #include <utility>
 
+#include "analysis/steps/correlation_index.h"
 #include "analysis/steps/step_detector.h"
 
 namespace gpuwhy::analysis {
+namespace {
 
-LoopPhases FindLoopPhases(const model::Trace& trace, int32_t device, int64_t capture_start_ns,
-                          int64_t capture_end_ns) {
+bool ValidSpan(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
+
+// KernelSpan: a device's kernels: how many, first start, last end.
+struct KernelSpan {
+  int64_t count = 0;
+  int64_t first_start_ns = kMissingI64;
+  int64_t last_end_ns = kMissingI64;
+  void Add(int64_t s, int64_t e) {
+    ++count;
+    first_start_ns = IsValid(first_start_ns) ? std::min(first_start_ns, s) : s;
+    last_end_ns = IsValid(last_end_ns) ? std::max(last_end_ns, e) : e;
+  }
+};
+
+// LoopPhasesOf: FindLoopPhases() with the device's kernels already tallied.
+LoopPhases LoopPhasesOf(const model::Trace& trace, int32_t device, int64_t capture_start_ns,
+                        int64_t capture_end_ns, const KernelSpan& kernels) {
   LoopPhases p;
   p.capture_start_ns = p.loop_start_ns = capture_start_ns;
   p.capture_end_ns = p.loop_end_ns = capture_end_ns;
   if (!IsValid(capture_start_ns) || !IsValid(capture_end_ns) || capture_end_ns <= capture_start_ns)
     return p;
-  auto ok = [](int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; };
-
-  int64_t kernels = 0, k0 = kMissingI64, k1 = kMissingI64;
-  const model::KernelTable& k = trace.kernels;
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (k.device_id[i] != device || !ok(k.start_ns[i], k.end_ns[i])) continue;
-    ++kernels;
-    k0 = IsValid(k0) ? std::min(k0, k.start_ns[i]) : k.start_ns[i];
-    k1 = IsValid(k1) ? std::max(k1, k.end_ns[i]) : k.end_ns[i];
-  }
-  if (kernels < kMinLoopKernels || k1 <= k0) return p;
-  k0 = std::clamp(k0, capture_start_ns, capture_end_ns);
-  k1 = std::clamp(k1, k0, capture_end_ns);
+  if (kernels.count < kMinLoopKernels || kernels.last_end_ns <= kernels.first_start_ns) return p;
+  const int64_t k0 = std::clamp(kernels.first_start_ns, capture_start_ns, capture_end_ns);
+  const int64_t k1 = std::clamp(kernels.last_end_ns, k0, capture_end_ns);
   if (static_cast<double>(k1 - k0) <
       kMinLoopShare * static_cast<double>(capture_end_ns - capture_start_ns))
     return p;
 
-  // Copies before, inside and after the kernel span.
+  // Copies before, inside and after the kernel span. Copies only: a memset
+  // per step (zeroing a buffer) says nothing about whether the uploads before
+  // the first kernel recur.
   int64_t before = 0, inside = 0, after = 0;
   int64_t first_before = kMissingI64, last_after = kMissingI64;
-  auto tally = [&](const auto& t) {
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (t.device_id[i] != device || !ok(t.start_ns[i], t.end_ns[i])) continue;
-      const int64_t s = std::clamp(t.start_ns[i], capture_start_ns, capture_end_ns);
-      const int64_t e = std::clamp(t.end_ns[i], s, capture_end_ns);
-      if (s < k0) {
-        ++before;
-        first_before = IsValid(first_before) ? std::min(first_before, s) : s;
-      } else if (s >= k1) {
-        ++after;
-        last_after = IsValid(last_after) ? std::max(last_after, e) : e;
-      } else {
-        ++inside;
-      }
+  const model::MemcpyTable& m = trace.memcpys;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m.device_id[i] != device || !ValidSpan(m.start_ns[i], m.end_ns[i])) continue;
+    const int64_t s = std::clamp(m.start_ns[i], capture_start_ns, capture_end_ns);
+    const int64_t e = std::clamp(m.end_ns[i], s, capture_end_ns);
+    if (s < k0) {
+      ++before;
+      first_before = IsValid(first_before) ? std::min(first_before, s) : s;
+    } else if (s >= k1) {
+      ++after;
+      last_after = IsValid(last_after) ? std::max(last_after, e) : e;
+    } else {
+      ++inside;
     }
-  };
-  // Copies only: a memset per step (zeroing a buffer) says nothing about
-  // whether the uploads before the first kernel recur.
-  tally(trace.memcpys);
+  }
 
   // rate(n, ns): events per ns over a span (a zero span counts as 1 ns).
   auto rate = [](int64_t n, int64_t ns) {
@@ -69,13 +74,6 @@ LoopPhases FindLoopPhases(const model::Trace& trace, int32_t device, int64_t cap
   p.has_loop = true;
   return p;
 }
-
-}  // namespace gpuwhy::analysis
-
-namespace gpuwhy::analysis {
-namespace {
-
-bool ValidSpan(int64_t s, int64_t e) { return IsValid(s) && IsValid(e) && e >= s; }
 
 // HostStepRanges: ProfilerStep#N (or NVTX step) ranges on the host, merged by
 // N, by host start.
@@ -105,45 +103,28 @@ std::vector<StepWindow> HostStepRanges(const model::Trace& trace) {
   return out;
 }
 
-// ApiByCorrelation: correlation id -> api row (the first row of an id). Views
-// the table's column when its ids are valid and rising (Kineto and nsys
-// exports as a rule); otherwise holds sorted (id, row) pairs.
-class ApiByCorrelation {
- public:
-  explicit ApiByCorrelation(const model::ApiTable& api) : ids_(api.correlation_id) {
-    const std::vector<int64_t>& c = api.correlation_id;
-    for (size_t i = 0; i < c.size(); ++i) {
-      if (!IsValid(c[i]) || (i > 0 && c[i] <= c[i - 1])) {
-        rising_ = false;
-        break;
-      }
-    }
-    if (rising_) return;
-    pairs_.reserve(c.size());
-    for (size_t i = 0; i < c.size(); ++i)
-      if (IsValid(c[i])) pairs_.emplace_back(c[i], static_cast<uint32_t>(i));
-    std::stable_sort(pairs_.begin(), pairs_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
-  // Row: the api row of `id`, or UINT32_MAX.
-  uint32_t Row(int64_t id) const {
-    if (!IsValid(id)) return UINT32_MAX;
-    if (rising_) {
-      auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-      return it != ids_.end() && *it == id ? static_cast<uint32_t>(it - ids_.begin()) : UINT32_MAX;
-    }
-    auto it = std::lower_bound(pairs_.begin(), pairs_.end(), id,
-                               [](const auto& p, int64_t x) { return p.first < x; });
-    return it != pairs_.end() && it->first == id ? it->second : UINT32_MAX;
-  }
-
- private:
-  const std::vector<int64_t>& ids_;
-  bool rising_ = true;
-  std::vector<std::pair<int64_t, uint32_t>> pairs_;
+// DeviceAcc: what BuildRunSteps gathers of one device in its passes.
+struct DeviceAcc {
+  int32_t device_id = kMissingI32;
+  int64_t op_start_ns = kMissingI64;  // GPU-op span (kernels, copies, memsets)
+  int64_t op_end_ns = kMissingI64;
+  KernelSpan kernels;
+  int64_t kernel_ns = 0;
+  std::vector<int64_t> step_end;    // per host step: end of its last GPU op
+  std::vector<int64_t> step_count;  // per host step: GPU ops launched inside it
 };
 
 }  // namespace
+
+LoopPhases FindLoopPhases(const model::Trace& trace, int32_t device, int64_t capture_start_ns,
+                          int64_t capture_end_ns) {
+  KernelSpan kernels;
+  const model::KernelTable& k = trace.kernels;
+  for (size_t i = 0; i < k.size(); ++i)
+    if (k.device_id[i] == device && ValidSpan(k.start_ns[i], k.end_ns[i]))
+      kernels.Add(k.start_ns[i], k.end_ns[i]);
+  return LoopPhasesOf(trace, device, capture_start_ns, capture_end_ns, kernels);
+}
 
 const DeviceSteps* RunSteps::Find(int32_t device_id) const {
   for (const DeviceSteps& d : devices)
@@ -153,22 +134,34 @@ const DeviceSteps* RunSteps::Find(int32_t device_id) const {
 
 RunSteps BuildRunSteps(const model::Trace& trace) {
   RunSteps out;
-  // The devices with GPU ops and their op spans.
-  std::map<int32_t, std::pair<int64_t, int64_t>> span;
-  auto widen = [&](const auto& t) {
+  // The devices with GPU ops, by id; ops come in runs of one device, so the
+  // last one found is tried first.
+  std::map<int32_t, DeviceAcc> devices;
+  DeviceAcc* last = nullptr;
+  auto acc = [&](int32_t dev) -> DeviceAcc& {
+    if (last == nullptr || last->device_id != dev) {
+      last = &devices[dev];
+      last->device_id = dev;
+    }
+    return *last;
+  };
+  auto widen = [&](const auto& t, bool kernels) {
     for (size_t i = 0; i < t.size(); ++i) {
-      if (!ValidSpan(t.start_ns[i], t.end_ns[i])) continue;
-      auto [it, fresh] = span.try_emplace(t.device_id[i], t.start_ns[i], t.end_ns[i]);
-      if (!fresh) {
-        it->second.first = std::min(it->second.first, t.start_ns[i]);
-        it->second.second = std::max(it->second.second, t.end_ns[i]);
+      const int64_t s = t.start_ns[i], e = t.end_ns[i];
+      if (!ValidSpan(s, e)) continue;
+      DeviceAcc& d = acc(t.device_id[i]);
+      d.op_start_ns = IsValid(d.op_start_ns) ? std::min(d.op_start_ns, s) : s;
+      d.op_end_ns = IsValid(d.op_end_ns) ? std::max(d.op_end_ns, e) : e;
+      if (kernels) {
+        d.kernels.Add(s, e);
+        d.kernel_ns = AddSat(d.kernel_ns, e - s);  // two 146-year kernels pass int64
       }
     }
   };
-  widen(trace.kernels);
-  widen(trace.memcpys);
-  widen(trace.memsets);
-  if (span.empty()) return out;
+  widen(trace.kernels, true);
+  widen(trace.memcpys, false);
+  widen(trace.memsets, false);
+  if (devices.empty()) return out;
 
   std::vector<StepWindow> host_steps = HostStepRanges(trace);
   if (host_steps.empty()) {
@@ -182,19 +175,19 @@ RunSteps BuildRunSteps(const model::Trace& trace) {
       host_steps.push_back(w);
     }
   }
-  std::map<int32_t, std::vector<int64_t>> dev_end, dev_count;
   if (!host_steps.empty()) {
     const model::ApiTable& api = trace.api_calls;
-    const ApiByCorrelation corr(api);
-    for (const auto& [dev, s] : span) {
-      dev_end[dev].assign(host_steps.size(), kMissingI64);
-      dev_count[dev].assign(host_steps.size(), 0);
+    CorrelationIndex corr;
+    corr.Build(api);
+    for (auto& [dev, d] : devices) {
+      d.step_end.assign(host_steps.size(), kMissingI64);
+      d.step_count.assign(host_steps.size(), 0);
     }
     // Each GPU op counts for the host step its launch call lies inside.
     auto ops = [&](const auto& t) {
       for (size_t i = 0; i < t.size(); ++i) {
-        if (!ValidSpan(t.start_ns[i], t.end_ns[i])) continue;
-        const uint32_t row = corr.Row(t.correlation_id[i]);
+        if (!ValidSpan(t.start_ns[i], t.end_ns[i]) || !IsValid(t.correlation_id[i])) continue;
+        const uint32_t row = corr.FindRow(t.correlation_id[i]);
         if (row == UINT32_MAX) continue;
         const int64_t launch = api.start_ns[row];
         auto it = std::upper_bound(host_steps.begin(), host_steps.end(), launch,
@@ -203,9 +196,10 @@ RunSteps BuildRunSteps(const model::Trace& trace) {
         --it;
         if (launch >= it->host_end_ns || api.end_ns[row] > it->host_end_ns) continue;
         const size_t idx = static_cast<size_t>(it - host_steps.begin());
-        int64_t& e = dev_end[t.device_id[i]][idx];
+        DeviceAcc& d = acc(t.device_id[i]);
+        int64_t& e = d.step_end[idx];
         e = IsValid(e) ? std::max(e, t.end_ns[i]) : t.end_ns[i];
-        ++dev_count[t.device_id[i]][idx];
+        ++d.step_count[idx];
       }
     };
     ops(trace.kernels);
@@ -213,20 +207,22 @@ RunSteps BuildRunSteps(const model::Trace& trace) {
     ops(trace.memsets);
   }
 
-  for (const auto& [dev, s] : span) {
+  for (const auto& [dev, a] : devices) {
     DeviceSteps d;
     d.device_id = dev;
+    d.kernel_count = a.kernels.count;
+    d.kernel_ns = a.kernel_ns;
     if (!host_steps.empty()) {
-      const std::vector<int64_t>& ends = dev_end[dev];
-      const std::vector<int64_t>& counts = dev_count[dev];
       size_t n = host_steps.size();
-      while (n > 0 && counts[n - 1] == 0) --n;
-      if (n >= 2 && static_cast<double>(counts[n - 1]) < 0.8 * static_cast<double>(counts[n - 2])) --n;
+      while (n > 0 && a.step_count[n - 1] == 0) --n;
+      if (n >= 2 &&
+          static_cast<double>(a.step_count[n - 1]) < 0.8 * static_cast<double>(a.step_count[n - 2]))
+        --n;
       int64_t prev_end = kMissingI64;
       for (size_t i = 0; i < n; ++i) {
         StepWindow w = host_steps[i];
         w.start_ns = IsValid(prev_end) ? std::max(prev_end, w.host_start_ns) : w.host_start_ns;
-        w.end_ns = IsValid(ends[i]) ? std::max(w.host_end_ns, ends[i]) : w.host_end_ns;
+        w.end_ns = IsValid(a.step_end[i]) ? std::max(w.host_end_ns, a.step_end[i]) : w.host_end_ns;
         if (w.end_ns <= w.start_ns) continue;
         prev_end = w.end_ns;
         d.windows.push_back(w);
@@ -241,13 +237,13 @@ RunSteps BuildRunSteps(const model::Trace& trace) {
       // No markers: the GPU-op span, widened to the profiler's capture window
       // when the source states it (a lone kernel in it is not "busy 100%"),
       // cut to the loop.
-      int64_t c0 = s.first, c1 = s.second;
+      int64_t c0 = a.op_start_ns, c1 = a.op_end_ns;
       if (IsValid(trace.info.capture_start_ns) && IsValid(trace.info.capture_end_ns) &&
           trace.info.capture_end_ns > trace.info.capture_start_ns) {
         c0 = std::min(c0, trace.info.capture_start_ns);
         c1 = std::max(c1, trace.info.capture_end_ns);
       }
-      d.phases = FindLoopPhases(trace, dev, c0, c1);
+      d.phases = LoopPhasesOf(trace, dev, c0, c1, a.kernels);
       StepWindow w;
       w.step = 0;
       w.start_ns = w.host_start_ns = d.phases.loop_start_ns;

@@ -95,6 +95,8 @@ struct DeviceSteps {
   int32_t device_id = kMissingI32;
   std::vector<StepWindow> windows;  // by start, tiling [front.start, back.end)
   bool from_markers = false;        // false: one window, the loop (or the capture)
+  int64_t kernel_count = 0;         // kernels on the device
+  int64_t kernel_ns = 0;            // summed kernel durations (saturating): the busiest device
   // phases: without markers, the capture split into set-up, loop and
   // teardown (the window is the loop); with markers, has_loop is false.
   LoopPhases phases;

@@ -452,23 +452,10 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
   // device with the most kernel time: the one step definition that the
   // diagnosis, the summary and `gpuwhy diff` use too.
   {
-    std::map<int32_t, int64_t> kernel_ns;
-    for (size_t i = 0; i < t.kernels.size(); ++i) {
-      const int64_t ks = t.kernels.start_ns[i], ke = t.kernels.end_ns[i];
-      if (IsValid(ks) && IsValid(ke) && ke >= ks) {
-        int64_t& ns = kernel_ns[t.kernels.device_id[i]];
-        ns = AddSat(ns, ke - ks);  // two 146-year kernels pass int64
-      }
-    }
     const DeviceSteps* busiest = nullptr;
-    int64_t most = -1;
-    for (const auto& [dev, ns] : kernel_ns) {
-      const DeviceSteps* ds = run.Find(dev);
-      if (ds != nullptr && ns > most) {
-        busiest = ds;
-        most = ns;
-      }
-    }
+    for (const DeviceSteps& ds : run.devices)
+      if (ds.kernel_count > 0 && (busiest == nullptr || ds.kernel_ns > busiest->kernel_ns))
+        busiest = &ds;
     if (busiest != nullptr && busiest->from_markers) {
       if (out.steps.source != StepSource::kMarkerRange) {
         out.steps.source = StepSource::kProfilerStep;
