@@ -39,6 +39,31 @@ int64_t FileSize(const std::string& path) {
 }
 
 
+// AddThreadsOption: `--threads N`, the Kineto JSON parser threads, into `threads`.
+void AddThreadsOption(CLI::App& app, int* threads) {
+  app.add_option("--threads", *threads,
+                 "threads parsing Kineto JSON (default 0: by the machine's cores; 1: no "
+                 "parser threads); the report is the same for any value")
+      ->check(CLI::Range(0, 64));
+}
+
+// WriteHtmlReport: the self-contained HTML page of `analysis` (of `traces`) to `path`.
+bool WriteHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
+                     const std::string& path, std::ostream& err) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  RenderHtmlReport(traces, analysis, f);
+  f.close();
+  if (!f) {
+    err << "gpuwhy: " << path << ": cannot write the HTML report\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ToolVersion() { return GPUWHY_VERSION; }
+
 analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   analysis::AnalysisOptions a;
   a.summary.top_kernels = o.top_kernels;
@@ -52,31 +77,10 @@ analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& o) {
   return a;
 }
 
-// AddThreadsOption: `--threads N`, the Kineto JSON parser threads, into `threads`.
-void AddThreadsOption(CLI::App& app, int* threads) {
-  app.add_option("--threads", *threads,
-                 "threads parsing Kineto JSON (default 0: by the machine's cores; 1: no "
-                 "parser threads); the report is the same for any value")
-      ->check(CLI::Range(0, 64));
+void RenderHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
+                      std::ostream& out) {
+  report::RenderHtml(analysis, analysis::views::BuildHtmlView(traces, analysis), out);
 }
-
-// WriteHtmlReport: the self-contained HTML page of `analysis` (of `traces`) to `path`.
-bool WriteHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
-                     const std::string& path, std::ostream& err) {
-  analysis::views::HtmlView view = analysis::views::BuildHtmlView(traces, analysis);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  report::RenderHtml(analysis, view, f);
-  f.close();
-  if (!f) {
-    err << "gpuwhy: " << path << ": cannot write the HTML report\n";
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-std::string ToolVersion() { return GPUWHY_VERSION; }
 
 std::string OneLine(std::string msg) {
   for (char& c : msg)

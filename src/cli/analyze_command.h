@@ -36,6 +36,16 @@ struct AnalyzeOptions {
 // version, the same as the package's. `gpuwhy --version` prints it.
 std::string ToolVersion();
 
+// ToAnalysisOptions: the analysis settings `options` asks for (top kernels,
+// scenario, anchor reproductions); unknown --compat words are ignored (the
+// command line checks them).
+analysis::AnalysisOptions ToAnalysisOptions(const AnalyzeOptions& options);
+
+// RenderHtmlReport: the self-contained HTML page (`analyze --html`) of
+// `analysis`, computed from `traces` (the traces ImportAndAnalyze() kept), to `out`.
+void RenderHtmlReport(const std::vector<model::Trace>& traces, const analysis::Analysis& analysis,
+                      std::ostream& out);
+
 // OneLine: `msg` with line breaks replaced, so an error is exactly one line.
 std::string OneLine(std::string msg);
 

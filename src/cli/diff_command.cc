@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli/analyze_command.h"
+#include "cli/diff_command.h"
 #include "cli/commands.h"
 #include "report/html/html_renderer.h"
 #include "report/json/run_profile_json.h"
@@ -20,11 +21,6 @@
 
 namespace gpuwhy::cli {
 
-namespace {
-
-// ProfileOfSide: one side of the diff: a saved `analyze --json` report, or
-// traces / a folder of ranks / a recording, imported and analysed as
-// `gpuwhy analyze` would.
 Result<analysis::RunProfile> ProfileOfSide(const std::string& input,
                                            const analysis::AnalysisOptions& opts) {
   std::error_code ec;
@@ -48,8 +44,6 @@ Result<analysis::RunProfile> ProfileOfSide(const std::string& input,
   if (!a.ok()) return a.status();
   return a->profile;
 }
-
-}  // namespace
 
 int DiffMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"compare two runs: what changed, by how much, and what limits the new one",
