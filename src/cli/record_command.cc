@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string_view>
 #include <string>
+#include <utility>
 #include <vector>
 
 // CLI11 trips -Wnull-dereference in inlined std::string code; not ours to fix.
@@ -19,6 +20,7 @@
 
 #include "cli/analyze_command.h"
 #include "cli/commands.h"
+#include "cli/record_torch.h"
 #include "import/registry.h"
 #include "record/record_runner.h"
 
@@ -87,7 +89,22 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.add_option("--trace-kinds", options.trace_kinds,
                  "with --trace: comma list of kernel,memcpy,memset,sync,event,runtime,driver,"
                  "overhead,jit,nvtx (default: all but jit)");
+  TorchRecordOptions torch;
+  bool torch_mode = false;
+  app.add_flag("--torch", torch_mode,
+               "profile a PyTorch script with torch.profiler, no code change (docs/python.md); "
+               "-o is then the output folder (default ./gpuwhy-torch-<time>/)");
+  app.add_option("--steps", torch.steps,
+                 "with --torch: record steps A..B-1 after A warm-up steps (default 5:10)");
+  app.add_option("--step-on", torch.step_on,
+                 "with --torch: the function one call of which is a step, MODULE:QUALNAME "
+                 "(default torch.optim.optimizer:Optimizer.step)");
+  app.add_flag("--stack", torch.stack, "with --torch: record Python stacks");
+  app.add_flag("--memory", torch.memory, "with --torch: record memory allocations");
+  app.add_option("--html", torch.html_path, "with --torch: also write the HTML report to FILE");
   app.footer("usage: gpuwhy record [options] -- CMD ARGS...\n"
+             "       gpuwhy record --torch [--steps A:B] [--step-on MODULE:QUALNAME] [--stack] "
+             "[--memory] [-o DIR] [--html FILE] [--json] -- python train.py ARGS...\n"
              "The exit code is CMD's (128+N when a signal N killed it).");
   try {
     app.parse(split, argv);
@@ -98,6 +115,30 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
   if (command.empty()) {
     err << "gpuwhy record: no command given; usage: gpuwhy record [options] -- CMD ARGS...\n";
     return 1;
+  }
+  if (!torch_mode) {
+    for (const char* opt : {"--steps", "--step-on", "--stack", "--memory", "--html"}) {
+      if (app.count(opt) > 0) {
+        err << "gpuwhy record: " << opt << " needs --torch\n";
+        return 1;
+      }
+    }
+  }
+  if (torch_mode && options.trace) {
+    err << "gpuwhy record: --torch and --trace do not go together\n";
+    return 1;
+  }
+  if (torch_mode) {
+    torch.argv = command;
+    torch.out_dir = options.output_path;
+    torch.json = json;
+    torch.no_report = no_report;
+    torch.record = options;
+    torch.record.output_path.clear();
+    torch.record.dcgm = !no_dcgm;
+    torch.record.interval_ns = static_cast<int64_t>(interval_ms) * kNsPerMs;
+    torch.record.gpuwhy_version = ToolVersion();
+    return RecordTorch(std::move(torch), out, err);
   }
   if (!options.trace_kinds.empty() && !options.trace) {
     err << "gpuwhy record: --trace-kinds needs --trace\n";

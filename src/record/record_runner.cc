@@ -223,7 +223,7 @@ Result<RecordResult> RunAndRecord(const RecordOptions& options, std::ostream& er
     err << fmt::format("gpuwhy record: sampling {} GPU{} every {} ms into {}\n",
                        result.device_count, result.device_count == 1 ? "" : "s",
                        interval / kNsPerMs, result.output_path);
-  } else {
+  } else if (!options.quiet_without_nvml) {
     err << fmt::format("gpuwhy record: {}; running the command without sampling "
                        "(nothing will be sampled)\n", result.nvml_status);
   }

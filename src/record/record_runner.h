@@ -38,6 +38,9 @@ struct RecordOptions {
   bool trace = false;
   std::string inject_library;
   std::string trace_kinds;
+  // quiet_without_nvml: say nothing when NVML is absent (`record --torch`,
+  // where a CPU-only run is normal and gets its own line).
+  bool quiet_without_nvml = false;
 };
 
 struct RecordResult {
