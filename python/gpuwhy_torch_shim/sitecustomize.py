@@ -225,12 +225,15 @@ def _gpuwhy_shim():
         wrap_attr(owner, parts[-1])
         st["hooked"] = True
 
+    def safe_hook_error(e):
+        st["error"] = "cannot hook %s: %s: %s" % (step_on, type(e).__name__, e)
+        say(st["error"])
+
     def safe_hook(mod):
         try:
             hook_module(mod)
         except Exception as e:  # noqa: BLE001
-            st["error"] = "cannot hook %s: %s: %s" % (step_on, type(e).__name__, e)
-            say(st["error"])
+            safe_hook_error(e)
 
     class Finder:
         # Waits for `module_name`; after its code ran, wraps the step function.
@@ -258,8 +261,42 @@ def _gpuwhy_shim():
             loader.exec_module = exec_module
             return spec
 
+    def hook_when_defined():
+        # The step function is defined by code that has not run yet (a
+        # function of the script itself, `__main__:train_step`): watch calls
+        # with a profile function until the first call of it, then wrap it and
+        # stop watching when that call returns (which counts as step 1). The
+        # watch costs only the time before the first step.
+        leaf = qualname.split(".")[-1]
+        first_call = {}
+
+        def watch(frame, event, arg):
+            if event == "call" and not first_call:
+                if frame.f_code.co_name == leaf and \
+                        frame.f_globals.get("__name__") == module_name:
+                    try:
+                        hook_module(_gw_sys.modules[module_name])
+                    except Exception:  # noqa: BLE001 - not there yet: keep watching
+                        return
+                    first_call["frame"] = frame
+            elif event == "return" and first_call.get("frame") is frame:
+                _gw_sys.setprofile(None)
+                first_call["frame"] = None
+                after_step()
+
+        _gw_sys.setprofile(watch)
+
     if module_name in _gw_sys.modules:
-        safe_hook(_gw_sys.modules[module_name])
+        try:
+            hook_module(_gw_sys.modules[module_name])
+        except AttributeError as e:
+            if module_name != "__main__":
+                safe_hook_error(e)
+            else:
+                hook_when_defined()
+                st["hooked"] = True  # watched: "never called" if no call comes
+        except Exception as e:  # noqa: BLE001
+            safe_hook_error(e)
     else:
         _gw_sys.meta_path.insert(0, Finder())
 
