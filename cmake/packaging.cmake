@@ -92,7 +92,8 @@ install(FILES ${_doc_outputs} ${_small_docs} ${_pkg_src}/copyright
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # The bundled example of README command 1, so that an installed gpuwhy can be
 # tried with nothing else: gpuwhy analyze /usr/share/doc/gpuwhy/examples/*.json.gz
-file(GLOB _examples ${PROJECT_SOURCE_DIR}/examples/*.json.gz ${PROJECT_SOURCE_DIR}/examples/README.md)
+file(GLOB _examples ${PROJECT_SOURCE_DIR}/examples/*.json.gz ${PROJECT_SOURCE_DIR}/examples/*.ipynb
+  ${PROJECT_SOURCE_DIR}/examples/README.md)
 install(FILES ${_examples} DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 # The cluster files (Prometheus rules, Grafana dashboard, Slurm and Kubernetes
 # examples): what an admin adapts, so examples, not configuration. The tests
@@ -125,13 +126,18 @@ string(JOIN "\n" CPACK_PACKAGE_DESCRIPTION
   "It reads PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports,"
   "nvidia-smi and DCGM logs, and records jobs itself (NVML sampling, CUPTI"
   "tracing). `gpuwhy watch --prometheus` serves the same figures as Prometheus"
-  "metrics on every node.")
+  "metrics on every node. `gpuwhy record --torch` profiles an unmodified PyTorch"
+  "script, and `import gpuwhy` gives the same reports from Python and Jupyter.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${GPUWHY_PACKAGE_MAINTAINER}")
 # Depends from the libraries the binaries actually link (dpkg-shlibdeps).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# `import gpuwhy` for the system python3 (src/python) is in the same package.
+if(TARGET gpuwhy_python AND GPUWHY_DEB_PYTHON_DEPENDS)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${GPUWHY_DEB_PYTHON_DEPENDS}")
+endif()
 # NVML and libcupti are dlopen'ed from the NVIDIA driver and toolkit, which
 # are not Debian main packages and differ per node: suggested, not required.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libnvidia-ml1 | nvidia-driver")

@@ -6,7 +6,8 @@
 #                                    which loads the --html report headless, and
 #                                    prometheus (promtool) for the shipped rules, and
 #                                    lintian and zsh for the Debian package's tests
-#                                    (tests/package)
+#                                    (tests/package), and Debian's PyTorch, nbconvert,
+#                                    ipykernel and pandas (tests/python)
 set -euo pipefail
 
 PACKAGES=(
@@ -19,8 +20,11 @@ PACKAGES=(
   libncurses-dev
   gzip isal python3 time procps
   dpkg-dev file       # cpack -G DEB: dpkg-shlibdeps computes Depends from the ELF files
+  python3-dev pybind11-dev  # `import gpuwhy` for the system python3 (src/python)
 )
-TEST_PACKAGES=(chromium fonts-dejavu-core prometheus lintian zsh)
+TEST_PACKAGES=(chromium fonts-dejavu-core prometheus lintian zsh
+  # real PyTorch (CPU) for `record --torch`, the notebook and the module's tables
+  python3-torch python3-nbconvert python3-ipykernel python3-pandas)
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=("${TEST_PACKAGES[@]}")
 fi

@@ -49,6 +49,20 @@ example=$(ls /usr/share/doc/gpuwhy/examples/*.json.gz | head -n 1)
 out=$(cd / && /usr/bin/gpuwhy analyze "$example") || fail "gpuwhy analyze $example exited $?"
 grep -q "WHY" <<< "$out" || { echo "$out"; fail "no WHY line in the report"; }
 echo "installed: /usr/bin/gpuwhy analyze $example: $(grep -m1 WHY <<< "$out")"
+if dpkg -L gpuwhy | grep -q '/dist-packages/gpuwhy/_gpuwhy'; then
+  # `import gpuwhy` for the system python3, from a folder with no build tree near.
+  why=$(cd / && env -u PYTHONPATH /usr/bin/python3 -c \
+        "import sys, gpuwhy; print(gpuwhy.analyze(sys.argv[1]).top_line)" "$example") ||
+    fail "/usr/bin/python3 -c 'import gpuwhy' after dpkg -i"
+  grep -q "$(grep -m1 -o '\[[A-Z_]*\]' <<< "$out")" <<< "$why" || fail "import gpuwhy: WHY '$why'"
+  echo "installed: python3 -c 'import gpuwhy': $why"
+fi
+shim=$(dpkg -L gpuwhy | grep '/torch_shim/sitecustomize.py$')
+[ -n "$shim" ] || fail "record --torch's shim is not in the package"
+got=$(cd "$tmp" && env -u GPUWHY_TORCH_SHIM /usr/bin/gpuwhy record --torch --no-report -o "$tmp/t" -- \
+        sh -c 'echo "${PYTHONPATH%%:*}"' 2>/dev/null)
+[ "$got/sitecustomize.py" = "$shim" ] || fail "installed record --torch puts '$got' on PYTHONPATH, not $(dirname "$shim")"
+echo "installed: record --torch uses $shim"
 if [ "$have_cupti" = 1 ]; then
   lib=$(dpkg -L gpuwhy | grep '/libgpuwhy_inject.so$')
   [ -n "$lib" ] || fail "libgpuwhy_inject.so not in the package"
