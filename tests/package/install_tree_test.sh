@@ -24,6 +24,20 @@ if ldd "$gpuwhy" | grep -F "$build"; then fail "the installed binary links a lib
 out=$(cd / && "$gpuwhy" analyze "$example") || fail "gpuwhy analyze $example exited $?"
 grep -q "WHY" <<< "$out" || { echo "$out"; fail "no WHY line in the report"; }
 
+# record --torch puts the installed shim first on PYTHONPATH (found relative to the binary).
+shim=$(realpath "$tmp/x/share/gpuwhy/torch_shim")
+[ -f "$shim/sitecustomize.py" ] || fail "record --torch's shim not installed in share/gpuwhy/torch_shim"
+got=$(cd "$tmp" && env -u GPUWHY_TORCH_SHIM "$gpuwhy" record --torch --no-report -o "$tmp/t" -- \
+        sh -c 'echo "${PYTHONPATH%%:*}"' 2>/dev/null)
+[ "$(realpath "$got")" = "$shim" ] || fail "record --torch uses '$got', not the installed $shim"
+# `import gpuwhy` from the installed tree, when the module was built.
+if [ -d "$tmp/x/lib/python3/dist-packages/gpuwhy" ]; then
+  why=$(cd / && PYTHONPATH="$tmp/x/lib/python3/dist-packages" /usr/bin/python3 -c \
+        "import sys, gpuwhy; assert gpuwhy.__file__.startswith(sys.argv[2]); print(gpuwhy.analyze(sys.argv[1]).top_line)" \
+        "$example" "$tmp/x/") || fail "import gpuwhy from the installed tree"
+  [ -n "$why" ] || fail "import gpuwhy: no WHY line"
+fi
+
 if [ "$have_cupti" = 1 ]; then
   lib=$(find "$tmp/x" -name libgpuwhy_inject.so)
   [ -n "$lib" ] || fail "libgpuwhy_inject.so not installed"
