@@ -7,8 +7,10 @@ Both sides do the same work: import + analysis + the terminal report.
   py       gpuwhy.analyze(TRACE).text() in this process (wall)
   py-proc  `python3 -c "import gpuwhy; gpuwhy.analyze(TRACE).text()"` as a process
            (wall, includes the interpreter's start-up and the import)
-Runs alternate (cli, py, py-proc, cli, ...); medians are compared. Exit 1 when
-the in-process median is more than 10% over the CLI's.
+Runs alternate (cli, py, py-proc, cli, ...). Medians and minimums are both
+compared; on a loaded machine the minimum is the steadier figure, and it is
+the one judged: exit 1 when the in-process minimum is more than 10% over the
+CLI's.
 """
 import os
 import statistics
@@ -45,9 +47,11 @@ def main():
     for name, xs in (("cli", cli), ("py", py), ("py-proc", proc)):
         print("  %-8s %8.1f ms  (%.1f..%.1f)" % (name, statistics.median(xs) * 1e3,
                                                  min(xs) * 1e3, max(xs) * 1e3))
-    ratio = statistics.median(py) / statistics.median(cli)
-    ratio_p = statistics.median(proc) / statistics.median(cli)
-    print("py / cli = %.3f; py-proc / cli = %.3f (limit 1.10)" % (ratio, ratio_p))
+    for label, f in (("median", statistics.median), ("min", min)):
+        print("%s: py / cli = %.3f; py-proc / cli = %.3f" % (label, f(py) / f(cli),
+                                                            f(proc) / f(cli)))
+    ratio = min(py) / min(cli)
+    print("gpuwhy.analyze within %+.1f%% of the CLI (limit +10%%)" % ((ratio - 1) * 100))
     sys.exit(0 if ratio <= 1.10 else 1)
 
 
