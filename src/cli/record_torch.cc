@@ -155,8 +155,10 @@ std::string TorchOutcome(const std::vector<TorchStatus>& statuses, long first, l
            " happened (calls of " + hook + "); recording starts at step " +
            std::to_string(first) + ", after it: lower A in --steps A:B";
   }
-  if (!cuda && !gpu_sampled) {
-    return "a CPU-only run: the script never used a GPU; recorded " + std::to_string(recorded) +
+  if (!cuda) {
+    return std::string("a CPU-only run: the script never used a GPU") +
+           (gpu_sampled ? " (NVML sampled the GPUs beside it)" : "") + "; recorded " +
+           std::to_string(recorded) +
            " step" + (recorded == 1 ? "" : "s") + " (" + TorchStepRange(first, recorded) +
            ") of " + std::to_string(max_steps) + " in " + std::to_string(traces) + " trace" +
            (traces == 1 ? "" : "s") + " under " + out_dir;

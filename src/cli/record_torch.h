@@ -54,8 +54,9 @@ bool ParseTorchSteps(const std::string& s, long* first, long* end);
 
 // TorchOutcome: the one line the run gets when the statuses show no trace
 // (torch not importable, no step, too few steps, no Python process), or the
-// CPU-only line when traces exist but no process used a GPU; empty when the
-// traces are of a GPU run. `gpu_sampled`: NVML sampled a GPU during the run.
+// CPU-only line when traces exist but no process initialised CUDA; empty when
+// the traces are of a GPU run. `gpu_sampled`: NVML sampled a GPU during the
+// run (said in the CPU-only line).
 std::string TorchOutcome(const std::vector<TorchStatus>& statuses, long first, long end,
                          const std::string& out_dir, bool gpu_sampled);
 

@@ -8,6 +8,8 @@ Usage: record_torch_test.py GPUWHY_EXE CASE
   analysis  (a) the report of that trace: a CPU-only run with 5 steps
   ranks     (b) two gloo ranks under torchrun: one trace per rank with the rank
             in the file name, and a rank-set report
+  nvml      with a GPU (the fake NVML, FAKE_NVML_LIB as 3rd argument): the
+            NVML recording is made beside the trace and kept in DIR
 Exit 77 (SKIPPED) when torch is not importable, or (analysis, ranks' report)
 when this gpuwhy does not read the trace layout this torch writes: decided by
 the CLI's own answer, so the check runs as soon as a reader exists.
@@ -181,6 +183,30 @@ def case_ranks(exe, tmp):
           "a rank-set report of ranks 0 and 1: %r" % ranks)
 
 
+def case_nvml(exe, tmp, fake_nvml):
+    os.environ["GPUWHY_NVML_LIBRARY"] = fake_nvml
+    out = os.path.join(tmp, "n")
+    p = record(exe, out, [PY, os.path.join(HERE, "train_mlp.py"), "--workers", "0"],
+               ["--no-dcgm", "--interval", "20"])
+    check(p.returncode == 0, "exit 0")
+    check("sampling 1 GPU" in p.stderr, "NVML sampled the fake GPU")
+    recs = glob.glob(os.path.join(out, "*.gwrec"))
+    check(len(recs) == 1, "the recording is kept beside the trace: %r" % os.listdir(out))
+    check(len(glob.glob(os.path.join(out, "*.pt.trace.json"))) == 1, "and the trace")
+    lines = gw_lines(p.stderr)
+    check(any("a CPU-only run" in l and "NVML sampled" in l for l in lines),
+          "the script used no GPU, and the line says NVML sampled beside it: %r" % lines)
+    a = subprocess.run([exe, "analyze", "--json", recs[0]], capture_output=True, text=True)
+    check(a.returncode == 0, "the recording reads back: %s" % a.stderr)
+    # Without NVML nothing is said about it, and no recording is left.
+    os.environ["GPUWHY_NVML_LIBRARY"] = os.path.join(tmp, "no-libnvidia-ml.so.1")
+    out = os.path.join(tmp, "n2")
+    p = record(exe, out, [PY, os.path.join(HERE, "train_mlp.py"), "--workers", "0"],
+               ["--no-report"])
+    check(not glob.glob(os.path.join(out, "*.gwrec")), "no recording without NVML")
+    check("NVML" not in p.stderr and "nvml" not in p.stderr, "no NVML line without NVML")
+
+
 def torch_version():
     p = subprocess.run([PY, "-c", "import torch; print(torch.__version__)"],
                        capture_output=True, text=True)
@@ -189,11 +215,13 @@ def torch_version():
 
 def main():
     exe, case = sys.argv[1], sys.argv[2]
+    extra = sys.argv[3:]
     if subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode != 0:
         skip("torch is not importable by %s (scripts/install_deps.sh --test installs "
              "python3-torch)" % PY)
     with tempfile.TemporaryDirectory(prefix="gpuwhy-torch-test-") as tmp:
-        {"run": case_run, "analysis": case_analysis, "ranks": case_ranks}[case](exe, tmp)
+        {"run": case_run, "analysis": case_analysis, "ranks": case_ranks,
+         "nvml": case_nvml}[case](exe, tmp, *extra)
     print("OK")
 
 
