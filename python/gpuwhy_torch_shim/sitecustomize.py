@@ -235,10 +235,28 @@ def _gpuwhy_shim():
         except Exception as e:  # noqa: BLE001
             safe_hook_error(e)
 
+    def run_as_main():
+        # True while runpy looks the module up for `python -m` (it is the one
+        # asking: its frame is on the stack, before any user code ran).
+        f = _gw_sys._getframe(2)
+        while f is not None:
+            if f.f_code.co_name == "_run_module_as_main" and \
+                    "runpy" in f.f_code.co_filename:  # runpy.py, or "<frozen runpy>"
+                return True
+            f = f.f_back
+        return False
+
     class Finder:
         # Waits for `module_name`; after its code ran, wraps the step function.
         def find_spec(self, name, path=None, target=None):
             if name != module_name:
+                return None
+            if run_as_main():
+                # `python -m MODULE`: runpy runs its code as __main__, and no
+                # module of that name is ever made.
+                _gw_sys.meta_path[:] = [f for f in _gw_sys.meta_path if f is not self]
+                hook_when_defined()
+                st["hooked"] = True
                 return None
             for f in _gw_sys.meta_path:
                 if f is self or not hasattr(f, "find_spec"):
@@ -263,7 +281,8 @@ def _gpuwhy_shim():
 
     def hook_when_defined():
         # The step function is defined by code that has not run yet (a
-        # function of the script itself, `__main__:train_step`): watch calls
+        # function of the script itself, `__main__:train_step`, or of the
+        # module `python -m` runs as __main__): watch calls
         # with a profile function until the first call of it, then wrap it and
         # stop watching when that call returns (which counts as step 1). The
         # watch costs only the time before the first step.
@@ -272,10 +291,19 @@ def _gpuwhy_shim():
 
         def watch(frame, event, arg):
             if event == "call" and not first_call:
-                if frame.f_code.co_name == leaf and \
-                        frame.f_globals.get("__name__") == module_name:
+                g = frame.f_globals
+                if frame.f_code.co_name != leaf:
+                    return
+                if g.get("__name__") == module_name:
+                    mod = _gw_sys.modules.get(module_name)
+                elif g.get("__name__") == "__main__" and \
+                        getattr(g.get("__spec__"), "name", None) == module_name:
+                    mod = _gw_sys.modules.get("__main__")  # python -m MODULE
+                else:
+                    return
+                if mod is not None:
                     try:
-                        hook_module(_gw_sys.modules[module_name])
+                        hook_module(mod)
                     except Exception:  # noqa: BLE001 - not there yet: keep watching
                         return
                     first_call["frame"] = frame

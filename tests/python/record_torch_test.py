@@ -38,9 +38,9 @@ def check(cond, what):
         sys.exit(1)
 
 
-def record(exe, out_dir, args, extra=()):
+def record(exe, out_dir, args, extra=(), cwd=None):
     cmd = [exe, "record", "--torch", "-o", out_dir] + list(extra) + ["--"] + args
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd)
     print("$ " + " ".join(cmd) + "\n-> %d\n%s%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
     return p
 
@@ -107,6 +107,31 @@ def case_run(exe, tmp):
     lines = gw_lines(p.stderr)
     check(any("recorded 3 steps (ProfilerStep#3..#5) of 8" in l for l in lines),
           "--step-on __main__:infer counts the calls: %r" % lines)
+
+    # `python -m PKG.MOD` with a method of that module as the step: runpy runs
+    # it as __main__, and the step is still found by its module's name.
+    pkg = os.path.join(tmp, "pkg", "mypkg")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    with open(os.path.join(pkg, "serve.py"), "w") as f:
+        f.write("import torch\n"
+                "class Engine:\n"
+                "    def __init__(self):\n        self.m = torch.nn.Linear(8, 8)\n"
+                "    def forward_batch(self, x):\n"
+                "        with torch.no_grad():\n            return self.m(x)\n"
+                "if __name__ == '__main__':\n"
+                "    e = Engine()\n"
+                "    for _ in range(9):\n        e.forward_batch(torch.randn(4, 8))\n")
+    for args in ([PY, "-m", "mypkg.serve"],
+                 [PY, "-c", "import torch; from mypkg.serve import Engine; e = Engine()\n"
+                  "for _ in range(9): e.forward_batch(torch.randn(4, 8))"]):
+        p = record(exe, os.path.join(tmp, "a3m"), args,
+                   ["--steps", "2:4", "--step-on", "mypkg.serve:Engine.forward_batch",
+                    "--no-report"], cwd=os.path.dirname(pkg))
+        lines = gw_lines(p.stderr)
+        check(p.returncode == 0 and any("recorded 2 steps (ProfilerStep#2..#3) of 9" in l
+                                        for l in lines),
+              "--step-on mypkg.serve:Engine.forward_batch under %r: %r" % (args[1], lines))
 
     # No step: the hook that never fired is named, in one line.
     p = record(exe, os.path.join(tmp, "a4"), [PY, script, "--no-optimizer", "--workers", "0"])
@@ -214,7 +239,7 @@ def torch_version():
 
 
 def main():
-    exe, case = sys.argv[1], sys.argv[2]
+    exe, case = os.path.abspath(sys.argv[1]), sys.argv[2]
     extra = sys.argv[3:]
     if subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode != 0:
         skip("torch is not importable by %s (scripts/install_deps.sh --test installs "
