@@ -63,6 +63,14 @@ def case_api(exe, src, tmp):
         check(len(t) > 0 or name == "findings_table", "%s() has rows" % name)
         if have_pandas:
             check(type(t).__name__ == "DataFrame", "%s() is a DataFrame" % name)
+    # Without pandas: plain lists of dicts.
+    code = ("import sys, gpuwhy; sys.modules['pandas'] = None\n"
+            "r = gpuwhy.analyze(sys.argv[1])\n"
+            "for t in (r.kernels(), r.steps(), r.findings_table()):\n"
+            "    assert isinstance(t, list) and all(isinstance(x, dict) for x in t), type(t)\n"
+            "print(len(r.kernels()))")
+    p = subprocess.run([sys.executable, "-c", code, healthy], capture_output=True, text=True)
+    check(p.returncode == 0 and int(p.stdout) > 0, "lists without pandas: %s" % p.stderr)
     check(len(r.steps()) == r.dict()["run_profile"]["step_count"],
           "one steps() row per step: %d vs %r" % (len(r.steps()), r.dict()["run_profile"]))
     # Several inputs: a rank set.
