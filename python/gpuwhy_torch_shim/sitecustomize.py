@@ -74,6 +74,14 @@ def _gpuwhy_shim():
             v = env.get(name, "").strip()
             if v.lstrip("-").isdigit():
                 return int(v)
+        # Ranks started without those variables (torch.multiprocessing.spawn
+        # with an explicit rank): the process group knows.
+        d = _gw_sys.modules.get("torch.distributed")
+        try:
+            if d is not None and d.is_available() and d.is_initialized():
+                return int(d.get_rank())
+        except Exception:  # noqa: BLE001
+            pass
         return None
 
     def in_dataloader_worker():

@@ -7,7 +7,8 @@ Usage: record_torch_test.py GPUWHY_EXE CASE
             one-line outcomes (no step, too few steps, torch not importable)
   analysis  (a) the report of that trace: a CPU-only run with 5 steps
   ranks     (b) two gloo ranks under torchrun: one trace per rank with the rank
-            in the file name, and a rank-set report
+            in the file name, and a rank-set report; two ranks of
+            torch.multiprocessing.spawn, named by the process group's rank
   nvml      with a GPU (the fake NVML, FAKE_NVML_LIB as 3rd argument): the
             NVML recording is made beside the trace and kept in DIR
 Exit 77 (SKIPPED) when torch is not importable, or (analysis, ranks' report)
@@ -173,6 +174,25 @@ def case_analysis(exe, tmp):
           "the report counts 5 steps: %r" % report.get("run_profile"))
 
 
+SPAWN_SCRIPT = r'''
+import socket, torch, torch.distributed as dist, torch.multiprocessing as mp
+from torch import nn
+def run(rank, port):
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+                            world_size=2)
+    m = nn.parallel.DistributedDataParallel(nn.Linear(8, 8))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    for _ in range(8):
+        m(torch.randn(4, 8)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+    dist.destroy_process_group()
+if __name__ == "__main__":
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+    mp.spawn(run, args=(port,), nprocs=2)
+'''
+
+
 def torch_launcher():
     """torchrun, or launch_ranks.py where Debian's torchrun cannot start (see there)."""
     probe = subprocess.run([PY, "-c", "from torch.distributed.elastic.multiprocessing.api "
@@ -197,6 +217,17 @@ def case_ranks(exe, tmp):
         check(len(step_names(t)) == 5, "5 steps in %s" % t)
     check(any("recorded 5 steps" in l and "in 2 traces" in l for l in gw_lines(p.stderr)),
           "the line names both traces")
+    # torch.multiprocessing.spawn: ranks without RANK in their environment
+    # (the process group gives it), started fresh (spawn), not forked.
+    script = os.path.join(tmp, "spawn_ranks.py")
+    with open(script, "w") as f:
+        f.write(SPAWN_SCRIPT)
+    out2 = os.path.join(tmp, "b2")
+    p2 = record(exe, out2, [PY, script], ["--steps", "2:5", "--no-report"])
+    check(p2.returncode == 0, "mp.spawn run exits 0")
+    spawned = sorted(glob.glob(os.path.join(out2, "*.pt.trace.json")))
+    check([re.search(r"\.rank(\d+)\.", t).group(1) for t in spawned] == ["0", "1"],
+          "mp.spawn ranks named by the process group's rank: %r" % spawned)
     missing, _ = reader_missing(exe, traces[0])
     if missing:
         skip("the traces are right; the rank-set report needs a reader of the layout torch %s "
