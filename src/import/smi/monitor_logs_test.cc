@@ -342,6 +342,13 @@ TEST(ScriptCsv, SnifferLeavesOtherCsvsAlone) {
   EXPECT_FALSE(LooksLikeScriptCsv("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Value\"\n"
                                   "\"0\",\"k\",\"sm__throughput\",\"5\"\n"));
   EXPECT_FALSE(LooksLikeScriptCsv("time,util\nno numbers,here\n"));
+  // Profiler summaries: a share alone is not GPU utilization.
+  EXPECT_FALSE(LooksLikeScriptCsv("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+                                  "\"CopyDeviceToHost\",1,885,885,83.0\n"));
+  EXPECT_FALSE(LooksLikeScriptCsv("type,time ms,percent\ncomputation_time,282.5,60.8\n"));
+  EXPECT_FALSE(LooksLikeScriptCsv("Row#,In-Use (%),Duration (ns),Start (ns),PID,Device ID\n"
+                                  "1,0.1,531987523,1348466847,3410277,0\n"));
+  EXPECT_TRUE(LooksLikeScriptCsv("time,gpu %\n1,50\n"));
 }
 
 TEST(MonitorFiles, RegistryPicksEachByContent) {

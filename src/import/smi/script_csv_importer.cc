@@ -133,8 +133,12 @@ ScriptColumn ScriptClassify(std::string_view cell) {
   c.name_unit = ScriptNameUnit(t);
   if (t.empty()) return c;
   const bool mem = ScriptHasPrefix(t, {"mem", "vram", "fb"});
-  const bool util = ScriptHasPrefix(t, {"util", "usage", "load", "busy"}) ||
-                    (c.name_unit == "%" || c.name_unit == "ratio");
+  const bool pct = c.name_unit == "%" || c.name_unit == "ratio";
+  // A share alone ("Percentage", "In-Use (%)") is not GPU utilization: a
+  // profiler's summary has those. It takes a utilization word, or a share of
+  // the GPU ("gpu %").
+  const bool util_word = ScriptHasPrefix(t, {"util", "usage", "load", "busy"});
+  const bool util = util_word || (pct && ScriptHasPrefix(t, {"gpu", "sm"}));
   if (ScriptHas(t, {"timestamp", "time", "ts", "date", "datetime", "epoch", "elapsed", "t",
                     "seconds", "sec", "secs", "clock_time", "walltime"}) &&
       !ScriptHas(t, {"clock", "clk", "gpu", "util"})) {
@@ -144,7 +148,7 @@ ScriptColumn ScriptClassify(std::string_view cell) {
   } else if (t.back() == "name" || ScriptHas(t, {"model", "product"})) {
     c.role = ScriptRole::kName;
   } else if (ScriptHas(t, {"index", "idx", "id", "gpu", "device", "dev", "gpuid", "gpu0"}) && !util &&
-             !mem && !ScriptHasPrefix(t, {"power", "pwr", "watt", "temp", "clock", "clk", "mhz"}) &&
+             !pct && !mem && !ScriptHasPrefix(t, {"power", "pwr", "watt", "temp", "clock", "clk", "mhz"}) &&
              c.name_unit.empty()) {
     c.role = ScriptRole::kIndex;
   } else if (ScriptHasPrefix(t, {"clock", "clk", "mhz", "freq"}) || c.name_unit == "MHz" ||
@@ -175,7 +179,7 @@ ScriptColumn ScriptClassify(std::string_view cell) {
       c.what = ScriptWhat::kMemUtil;
     else
       c.what = c.name_unit.empty() ? ScriptWhat::kMemAmbiguous : ScriptWhat::kMemUsed;
-  } else if (util || ScriptHas(t, {"sm", "gpu_util", "gpuutil"})) {
+  } else if (util || ScriptHas(t, {"sm", "gpuutil"})) {
     // "util", "gpu_util", "utilization_gpu_percent", "dev_util_pc", "gpu %",
     // "sm" (dmon's name): the GPU-Util figure. Encoder/decoder/CPU shares are
     // not it.
@@ -195,6 +199,9 @@ bool ScriptProfilerHeader(const std::vector<std::string_view>& cells) {
     if (n.find("kernel") != std::string::npos || n.find("dispatch") != std::string::npos ||
         n.find("correlation") != std::string::npos || n.find("grid") != std::string::npos)
       return true;
+    // Summary tables of profilers (rocprof stats, nsys analyze, TraceLens).
+    const std::vector<std::string> t = ScriptTokens(c);
+    if (ScriptHas(t, {"calls", "duration", "stddev", "instances", "context", "row"})) return true;
   }
   return false;
 }
