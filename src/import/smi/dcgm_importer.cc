@@ -1,6 +1,7 @@
 #include "import/smi/dcgm_importer.h"
 
 #include <cctype>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -30,13 +31,19 @@ MetricSpec DcgmSpec(std::string_view raw) {
   return {};
 }
 
+// DcgmUpperShort: `c` upper-cased, or "" past 16 characters (no column name
+// compared here is longer; data cells skip the allocation of a long string).
+std::string DcgmUpperShort(std::string_view c) { return c.size() > 16 ? std::string() : AsciiUpper(c); }
+
 bool IsGpuColumn(std::string_view c) {
-  std::string u = AsciiUpper(c);
+  if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) return false;
+  std::string u = DcgmUpperShort(c);
   return u == "GPUID" || u == "GPU" || u == "ENTITY" || u == "ENTITYID" || u == "GPU_ID" ||
          u == "ENTITY_ID" || u == "GPU_INDEX" || u == "#ENTITY";
 }
 bool IsTimeColumn(std::string_view c) {
-  std::string u = AsciiUpper(c);
+  if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) return false;
+  std::string u = DcgmUpperShort(c);
   return u == "TIMESTAMPUS" || u == "TIMESTAMP" || u == "TIME" || u == "TS" || u == "DATETIME" ||
          u == "TIMESTAMP_US" || u == "EPOCH";
 }
@@ -76,12 +83,19 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
                     model::Trace& t) {
   smi::SeriesBuilder series(t, "dcgmi dmon");
   std::vector<std::string> cols;
+  std::vector<MetricSpec> specs;  // per column, looked up once per header
   for (size_t li = 0; li < lines.size(); ++li) {
     std::vector<std::string_view> c = smi::SplitWhitespace(lines[li]);
     if (c.empty()) continue;
     if (c[0] == "#Entity") {
       if (!cols.empty()) t.stats.Bump(ImportStat::repeated_header);
       cols.assign(c.begin() + 1, c.end());
+      specs.clear();
+      for (const std::string& x : cols) {
+        MetricSpec spec = DcgmSpec(x);
+        if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+        specs.push_back(spec);
+      }
       continue;
     }
     if (c[0] == "ID" || c[0][0] == '#') continue;  // units line / comments
@@ -93,8 +107,7 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
       continue;
     }
     for (size_t i = 0; i < cols.size(); ++i) {
-      MetricSpec spec = DcgmSpec(cols[i]);
-      if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+      const MetricSpec& spec = specs[i];
       series.Add(dev, cols[i], spec, kMissingI64, ParseValue(t, c[i + 2], spec.scale));
     }
   }
@@ -106,6 +119,8 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
 Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, model::Trace& t) {
   smi::SeriesBuilder series(t, "dcgm");
   std::vector<std::string_view> header;
+  std::vector<MetricSpec> specs;  // per wide column, looked up once per header
+  std::map<std::string, MetricSpec, std::less<>> field_specs;  // long form, per field name
   int gpu_col = -1, time_col = -1, field_col = -1, value_col = -1;
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = smi::Trim(lines[li]);
@@ -116,6 +131,8 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
     if (is_header) {
       if (!header.empty()) t.stats.Bump(ImportStat::repeated_header);
       header = c;
+      specs.clear();
+      for (std::string_view x : c) specs.push_back(DcgmSpec(x));
       gpu_col = time_col = field_col = value_col = -1;
       for (size_t i = 0; i < c.size(); ++i) {
         std::string u = AsciiUpper(c[i]);
@@ -144,14 +161,19 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
     }
     if (field_col >= 0 && value_col >= 0) {  // long format
       std::string_view field = c[static_cast<size_t>(field_col)];
-      MetricSpec spec = DcgmSpec(field);
-      if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+      auto it = field_specs.find(field);
+      if (it == field_specs.end()) {
+        MetricSpec spec = DcgmSpec(field);
+        if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+        it = field_specs.emplace(std::string(field), spec).first;
+      }
+      const MetricSpec& spec = it->second;
       series.Add(dev, field, spec, ts, ParseValue(t, c[static_cast<size_t>(value_col)], spec.scale));
       continue;
     }
     for (size_t i = 0; i < c.size(); ++i) {  // wide format
       if (static_cast<int>(i) == gpu_col || static_cast<int>(i) == time_col) continue;
-      MetricSpec spec = DcgmSpec(header[i]);
+      const MetricSpec& spec = specs[i];
       if (!spec.known) continue;
       series.Add(dev, header[i], spec, ts, ParseValue(t, c[i], spec.scale));
     }

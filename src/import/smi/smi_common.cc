@@ -232,8 +232,7 @@ double CheckedValue(model::Trace& t, double v) {
 
 void SeriesBuilder::Add(int32_t device, std::string_view name, const MetricSpec& spec,
                         int64_t ts_ns, double value) {
-  auto key = std::make_pair(device, std::string(name));
-  auto it = index_.find(key);
+  auto it = index_.find(std::make_pair(device, name));
   if (it == index_.end()) {
     Pending p;
     p.s.name = t_.strings.Intern(name);
@@ -242,7 +241,7 @@ void SeriesBuilder::Add(int32_t device, std::string_view name, const MetricSpec&
     p.s.device_id = device;
     p.s.source = t_.strings.Intern(source_);
     series_.push_back(std::move(p));
-    it = index_.emplace(std::move(key), series_.size() - 1).first;
+    it = index_.emplace(std::make_pair(device, std::string(name)), series_.size() - 1).first;
   }
   Pending& p = series_[it->second];
   if (!IsValid(ts_ns)) {

@@ -88,7 +88,17 @@ class SeriesBuilder {
   };
   model::Trace& t_;
   std::string source_;
-  std::map<std::pair<int32_t, std::string>, size_t> index_;
+  // KeyLess: (device, name) order that also takes a string_view name, so a
+  // lookup builds no string (one per sample before: the logs' hot path).
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first != b.first ? a.first < b.first
+                                : std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<int32_t, std::string>, size_t, KeyLess> index_;
   std::vector<Pending> series_;
 };
 
