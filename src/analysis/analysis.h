@@ -59,6 +59,9 @@ struct InputInfo {
   std::string backend;         // distributed backend, empty when unknown
   std::string hostname;
   std::vector<std::string> merged_inputs;  // counter inputs merged into this trace
+  // import_notes: how the importer read the source (model TraceInfo::import_notes);
+  // not kept in .gwsum summaries.
+  std::vector<std::string> import_notes;
 };
 
 // TraceAnalysis: all sections for one trace (one rank).

@@ -16,7 +16,9 @@
 #include "import/kineto/kineto_importer.h"
 #include "import/nsys/nsys_importer.h"
 #include "import/nsys/nsys_report_importer.h"
+#include "import/smi/dcgm_exporter_importer.h"
 #include "import/smi/dcgm_importer.h"
+#include "import/smi/script_csv_importer.h"
 #include "import/smi/smi_csv_importer.h"
 #include "import/smi/smi_table_importer.h"
 #include "import/recording/recording_importer.h"
@@ -77,6 +79,7 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   v.push_back(std::make_unique<NsysImporter>());
   // .nsys-rep / .qdrep: through `nsys export` when nsys is on PATH.
   v.push_back(std::make_unique<NsysReportImporter>());
+  v.push_back(std::make_unique<DcgmExporterImporter>());
   v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
   v.push_back(std::make_unique<SmiCsvImporter>());
@@ -85,6 +88,8 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   v.push_back(std::make_unique<SmiTableImporter>());
   v.push_back(std::make_unique<SmiQueryImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
+  // Last: a CSV with a header of its own, read by the meaning of its columns.
+  v.push_back(std::make_unique<ScriptCsvImporter>());
   return v;
 }
 

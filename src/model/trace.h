@@ -268,6 +268,10 @@ struct TraceInfo {
   // merged_inputs: one line per counter input folded into this trace
   // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
   std::vector<std::string> merged_inputs;
+  // import_notes: how the importer read the source, one line each, where it
+  // had to judge (a script CSV's columns read by meaning: "`util` read as GPU
+  // utilization %"; a scrape without times: "sample indexes, no time axis").
+  std::vector<std::string> import_notes;
   // ac2g_flow_ids: ids (= correlation ids) of Kineto flow starts ('s') of
   // category "ac2g" (launch -> GPU op links), in file order; empty when the
   // trace has none (legacy "async"/"async_cpu_to_gpu" flows, other formats).

@@ -315,5 +315,22 @@ TEST_F(BadInput, ExpandInputs) {
   EXPECT_EQ(*files, (std::vector<std::string>{b, a}));
 }
 
+
+// Monitoring logs (issue 40 §4) that parse but hold nothing gpuwhy maps: one
+// line naming what the file looks like and what is missing, never an idle GPU.
+TEST_F(BadInput, MonitoringLogsThatHoldNothingMapped) {
+  ExpectError(Write("dcgm_unmapped.csv", "GPUId,TimeStampUs,Field,Values\n"
+                                         "0,1718783836956328,throttle_reason_idle,1\n"),
+              "DCGM log with fields throttle_reason_idle: none gpuwhy maps");
+  ExpectError(Write("scrape.txt", "# HELP DCGM_FI_DEV_XID_ERRORS Last XID.\n"
+                                  "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
+                                  "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 0\n"),
+              "Prometheus text with 1 DCGM_FI_* HELP lines and 1 DCGM_FI_* samples, none of a "
+              "field gpuwhy maps");
+  ExpectError(Write("power_only.csv", "timestamp,gpu,power_w,temp_c\n1767607200,0,100,40\n"),
+              "monitoring log with columns timestamp, gpu, power_w, temp_c (line 1): no column "
+              "reads as GPU utilization");
+}
+
 }  // namespace
 }  // namespace gpuwhy::import

@@ -3,6 +3,7 @@
 // figures SOURCES.md states for each file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -230,6 +231,56 @@ TEST(SmiCorpus, LabelledLogsReadAsRuns) {
   ASSERT_FALSE(o.findings.empty());
   EXPECT_EQ(o.findings.front().id, "idle.unused_gpu");
   EXPECT_NE(o.top_line.find("GPU 1"), std::string::npos) << o.top_line;
+}
+
+
+// ../shared/traces/smi_multi: gpuutiliz's whitespace-separated log of a 2-GPU
+// node, GPUs told apart only by UUID, read by the meaning of its columns
+// (monitor-csv). SOURCES.md: 64 rows = 32 one-second samples x 2 GPUs; GPU
+// 3416c700 averages 59% (power 76-161 W), GPU b44b346d stays at 0-4%.
+TEST(SmiCorpus, ScriptLogWithUuidsOnly) {
+  const std::string path = std::string(GPUWHY_SOURCE_DIR) +
+                           "/../shared/traces/smi_multi/ptheywood__gpuutiliz-plotting/sample/"
+                           "gpu-dev-util-sample-multigpu.log";
+  if (!std::filesystem::exists(path)) {
+    std::printf("SKIPPED: ../shared/traces/smi_multi not present\n");
+    GTEST_SKIP() << "SKIPPED: ../shared/traces/smi_multi not present";
+  }
+  Result<model::Trace> r = ImportFile(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->info.format, "monitor-csv");
+  EXPECT_EQ(r->info.clock, "unix_realtime");
+  int gpus = 0;
+  for (const model::CounterSeries& s : r->counters) {
+    if (s.kind != model::CounterKind::kGpuUtil) continue;
+    ++gpus;
+    EXPECT_EQ(s.value.size(), 32u);
+    EXPECT_EQ(s.period_ns, kNsPerS);
+    double sum = 0, hi = 0;
+    for (double v : s.value) {
+      sum += v;
+      hi = std::max(hi, v);
+    }
+    const std::string uuid(r->Str(r->FindDevice(s.device_id)->uuid));
+    if (uuid.rfind("GPU-3416c700", 0) == 0) {
+      EXPECT_NEAR(sum / 32, 0.59, 0.01);
+      EXPECT_DOUBLE_EQ(hi, 1.0);
+    } else {
+      EXPECT_EQ(uuid.rfind("GPU-b44b346d", 0), 0u) << uuid;
+      EXPECT_LE(hi, 0.04);
+    }
+  }
+  EXPECT_EQ(gpus, 2);
+  for (const model::CounterSeries& s : r->counters)
+    if (s.kind == model::CounterKind::kPowerMw &&
+        r->Str(r->FindDevice(s.device_id)->uuid).rfind("GPU-3416c700", 0) == 0)
+      for (double v : s.value) {
+        EXPECT_GE(v, 76000.0);
+        EXPECT_LE(v, 161000.0);
+      }
+  EXPECT_EQ(r->stats.Get(model::ImportStat::garbage_row), 0u);
+  // Every column's reading is stated.
+  EXPECT_GE(r->info.import_notes.size(), 8u);
 }
 
 }  // namespace

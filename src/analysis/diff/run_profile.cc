@@ -59,7 +59,8 @@ RunProfile ProfileOf(const Analysis& a) {
     p.syncs_per_step = static_cast<double>(syncs) / steps;
     if (const DeviceUtilization* u = UtilOf(t0, d->device_id)) {
       p.surface_ratio = u->surface_ratio.value;
-      p.real_ratio = u->real_ratio.value;
+      // Engine activity is not comparable with another run's SM activity.
+      if (!RealIsGrEngineActivity(*u)) p.real_ratio = u->real_ratio.value;
       p.curve_class = ToString(u->verdict.curve_class);
     }
   }

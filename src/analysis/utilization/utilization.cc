@@ -215,11 +215,18 @@ UtilSeries MakeSeries(const char* label, const char* source, const std::vector<I
   return s;
 }
 
-void Headline(DeviceUtilization& du) {
+// Headline: the real figure: SM active (counter), else SM fill, else, for a
+// counter log without either, graphics-engine activity labelled as such. The
+// engine figure gets no gap: it is busy time, not SM work, so it says nothing
+// of how far GPU-Util overstates the SMs.
+void Headline(DeviceUtilization& du, const Figure& gr_engine) {
   if (IsValid(du.counter_sm_active.value)) {
     du.real_ratio = du.counter_sm_active;
   } else if (IsValid(du.sm_fill_ratio.value)) {
     du.real_ratio = du.sm_fill_ratio;
+  } else if (IsValid(gr_engine.value)) {
+    du.real_ratio = {gr_engine.value, std::string(kGrEngineRealSource) + "; " + gr_engine.source};
+    return;
   }
   if (IsValid(du.real_ratio.value) && IsValid(du.surface_ratio.value)) {
     du.gap_pp = (du.surface_ratio.value - du.real_ratio.value) * 100.0;
@@ -245,6 +252,8 @@ std::vector<double> CurveSamples(const UtilSeries& s, const ActiveWindow& aw, si
 // over the same time.
 double VerdictRealRatio(const model::Trace& t, const DeviceUtilization& du,
                         const ActiveWindow& w) {
+  // Engine activity is not SM work: the classifier gets no real figure.
+  if (RealIsGrEngineActivity(du)) return kMissingF64;
   if (w.busy == nullptr || w.end_ns <= w.start_ns) return du.real_ratio.value;
   if (IsValid(du.counter_sm_active.value)) {
     const model::CounterSeries* sm = nullptr;  // the series FillCounters took
@@ -346,7 +355,7 @@ void Classify(const model::Trace& t, DeviceUtilization& du, const StepResult& st
 }
 
 void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::CounterSeries** util,
-                  double* power, double* limit) {
+                  double* power, double* limit, Figure* gr_engine) {
   for (const model::CounterSeries& s : t.counters) {
     if (s.device_id != du.device_id) continue;
     const double m = TimeWeightedMean(s);
@@ -358,6 +367,9 @@ void FillCounters(const model::Trace& t, DeviceUtilization& du, const model::Cou
         break;
       case model::CounterKind::kSmActive:
         du.counter_sm_active = f;
+        break;
+      case model::CounterKind::kGrEngineActive:
+        *gr_engine = f;
         break;
       case model::CounterKind::kSmOccupancy:
         du.counter_sm_occupancy = f;
@@ -432,6 +444,10 @@ double TimeWeightedMean(const model::CounterSeries& s) {
     sum += w * s.value[i];
   }
   return wsum > 0 ? sum / wsum : kMissingF64;
+}
+
+bool RealIsGrEngineActivity(const DeviceUtilization& du) {
+  return du.real_ratio.source.rfind(kGrEngineRealSource, 0) == 0;
 }
 
 std::string CounterSourceLabel(const model::Trace& t, const model::CounterSeries& s) {
@@ -512,7 +528,8 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
     du.device_id = device;
     const model::CounterSeries* util_counter = nullptr;
     double power = kMissingF64, limit = kMissingF64;
-    FillCounters(t, du, &util_counter, &power, &limit);
+    Figure gr_engine;
+    FillCounters(t, du, &util_counter, &power, &limit, &gr_engine);
     const UtilSeries* primary = nullptr;
     const UtilSeries* nvml = nullptr;
     std::vector<Interval> busy;
@@ -617,7 +634,7 @@ UtilizationResult AnalyzeUtilization(const model::Trace& t, const UtilizationOpt
       if (!has_kernels) du.surface_ratio = {cs.mean_ratio, cs.source};
       du.series.push_back(std::move(cs));
     }
-    Headline(du);
+    Headline(du, gr_engine);
     for (const UtilSeries& s : du.series) {
       if (s.label == "fine") primary = &s;
       if (s.label == "nvml_1/6s") nvml = &s;

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/gpu_arch/kernel_taxonomy.h"
@@ -168,6 +169,18 @@ double TimeWeightedMean(const model::CounterSeries& s);
 // sample holds until the next (the last one for the previous spacing), cut
 // to the window. NaN when no sample overlaps it.
 double TimeWeightedMeanOver(const model::CounterSeries& s, int64_t t0, int64_t t1);
+
+// kGrEngineRealSource: how real_ratio's source starts when the real figure is
+// graphics-engine activity (DCGM GRACT / DCGM_FI_PROF_GR_ENGINE_ACTIVE, nsys
+// "GR Active"), the only activity figure of a counter log without SM activity:
+// the time a context kept the engine busy, not SM activity. It is carried in
+// the source string so that a .gwsum summary keeps the label.
+inline constexpr std::string_view kGrEngineRealSource =
+    "graphics-engine activity (GRACT), not SM activity";
+
+// RealIsGrEngineActivity: `du.real_ratio` is graphics-engine activity (no gap,
+// no classifier input, and never to be labelled SM activity).
+bool RealIsGrEngineActivity(const DeviceUtilization& du);
 
 // CounterSourceLabel: "counter: <source>" for a series' source string
 // ("nsys GPU_METRICS", "DCGM", "NVML GPM", ...).

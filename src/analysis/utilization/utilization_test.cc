@@ -252,6 +252,45 @@ TEST(UtilizationTest, CounterOnlyInputUsesTheSeriesAndItsPeriod) {
   EXPECT_EQ(d.verdict.curve_class, CurveClass::kPinnedHigh);
 }
 
+// A counter log with graphics-engine activity (DCGM GRACT) and no SM
+// activity: the real figure is GRACT, labelled as what it is, with no gap to
+// GPU-Util and no input to the curve class; SMACT, when present, wins.
+TEST(UtilizationTest, GrEngineActivityIsLabelledNeverSmActivity) {
+  auto make = [](bool with_sm) {
+    model::Trace t;
+    model::CounterSeries util;
+    util.kind = model::CounterKind::kGpuUtil;
+    util.device_id = 0;
+    util.source = t.strings.Intern("dcgm");
+    model::CounterSeries gr = util;
+    gr.kind = model::CounterKind::kGrEngineActive;
+    model::CounterSeries sm = util;
+    sm.kind = model::CounterKind::kSmActive;
+    for (int i = 0; i < 30; ++i) {
+      for (model::CounterSeries* s : {&util, &gr, &sm}) s->ts_ns.push_back(i * kNsPerS);
+      util.value.push_back(1.0);
+      gr.value.push_back(0.9);
+      sm.value.push_back(0.2);
+    }
+    t.counters.push_back(util);
+    t.counters.push_back(gr);
+    if (with_sm) t.counters.push_back(sm);
+    t.Finalize();
+    return AnalyzeUtilization(t).devices.at(0);
+  };
+  const DeviceUtilization g = make(false);
+  EXPECT_TRUE(RealIsGrEngineActivity(g));
+  EXPECT_DOUBLE_EQ(g.real_ratio.value, 0.9);
+  EXPECT_EQ(g.real_ratio.source.rfind(kGrEngineRealSource, 0), 0u) << g.real_ratio.source;
+  EXPECT_NE(g.real_ratio.source.find("counter: dcgm"), std::string::npos);
+  EXPECT_FALSE(IsValid(g.gap_pp));
+  EXPECT_FALSE(IsValid(g.counter_sm_active.value));
+  const DeviceUtilization s = make(true);
+  EXPECT_FALSE(RealIsGrEngineActivity(s));
+  EXPECT_DOUBLE_EQ(s.real_ratio.value, 0.2);
+  EXPECT_NEAR(s.gap_pp, 80.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis
 

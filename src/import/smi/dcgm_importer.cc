@@ -1,12 +1,14 @@
 #include "import/smi/dcgm_importer.h"
 
 #include <cctype>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "base/ascii.h"
 #include "base/input_stream.h"
 #include "import/smi/smi_common.h"
+#include "model/dcgm_fields.h"
 
 namespace gpuwhy::import {
 
@@ -17,53 +19,54 @@ using smi::MetricSpec;
 
 namespace {
 
-// DcgmSpec: the model mapping of a DCGM field given by any of its names.
+// DcgmSpec: the model mapping of a DCGM field given by any of its names
+// (model/dcgm_fields.h). The DCGM test program's `throttle_reason_*` flags are
+// counts of their own, kept as kOther.
 MetricSpec DcgmSpec(std::string_view raw) {
-  std::string n = AsciiUpper(smi::Trim(raw));
-  for (std::string_view p : {"DCGM_FI_PROF_", "DCGM_FI_DEV_", "DCGM_FI_"})
-    if (n.rfind(p, 0) == 0) n = n.substr(p.size());
-  auto m = [](CounterKind k, CounterUnit u, double s) { return MetricSpec{k, u, s, true}; };
-  auto any = [&](std::initializer_list<std::string_view> names) {
-    for (std::string_view x : names)
-      if (n == x) return true;
-    return false;
-  };
-  const CounterUnit kR = CounterUnit::kRatio;
-  if (any({"GR_ENGINE_ACTIVE", "GR_ENGINE_UTIL_RATIO", "GRACT", "1001"})) return m(CounterKind::kGrEngineActive, kR, 1);
-  if (any({"SM_ACTIVE", "SM_UTIL_RATIO", "SMACT", "1002"})) return m(CounterKind::kSmActive, kR, 1);
-  if (any({"SM_OCCUPANCY", "SM_OCCUPANCY_RATIO", "SMOCC", "1003"})) return m(CounterKind::kSmOccupancy, kR, 1);
-  if (any({"PIPE_TENSOR_ACTIVE", "TENSOR_UTIL_RATIO", "TENSO", "1004"})) return m(CounterKind::kTensorActive, kR, 1);
-  if (any({"DRAM_ACTIVE", "DRAM_UTIL_RATIO", "DRAMA", "1005"})) return m(CounterKind::kDramActive, kR, 1);
-  if (any({"PIPE_FP64_ACTIVE", "FP64_UTIL_RATIO", "FP64A", "1006"})) return m(CounterKind::kFp64Active, kR, 1);
-  if (any({"PIPE_FP32_ACTIVE", "FP32_UTIL_RATIO", "FP32A", "1007"})) return m(CounterKind::kFp32Active, kR, 1);
-  if (any({"PIPE_FP16_ACTIVE", "FP16_UTIL_RATIO", "FP16A", "1008"})) return m(CounterKind::kFp16Active, kR, 1);
-  if (any({"PCIE_TX_BYTES", "PCITX", "1009"})) return m(CounterKind::kPcieTxBytesPerS, CounterUnit::kBytesPerSecond, 1);
-  if (any({"PCIE_RX_BYTES", "PCIRX", "1010"})) return m(CounterKind::kPcieRxBytesPerS, CounterUnit::kBytesPerSecond, 1);
-  if (any({"NVLINK_TX_BYTES", "NVLTX", "1011"})) return m(CounterKind::kNvlinkTxBytesPerS, CounterUnit::kBytesPerSecond, 1);
-  if (any({"NVLINK_RX_BYTES", "NVLRX", "1012"})) return m(CounterKind::kNvlinkRxBytesPerS, CounterUnit::kBytesPerSecond, 1);
-  if (any({"GPU_UTIL", "GPU_UTIL_RATIO", "GPUTL", "203"}))
-    return m(CounterKind::kGpuUtil, kR, n == "GPU_UTIL_RATIO" ? 1 : 0.01);
-  if (any({"MEM_COPY_UTIL", "MCUTL", "204"})) return m(CounterKind::kMemUtil, kR, 0.01);
-  if (any({"POWER_USAGE", "POWER_USAGE_INSTANT", "POWER", "155", "158"}))
-    return m(CounterKind::kPowerMw, CounterUnit::kMilliwatt, 1000);
-  if (any({"SM_CLOCK", "SMCLK", "100"})) return m(CounterKind::kSmClockMhz, CounterUnit::kMhz, 1);
-  if (any({"MEM_CLOCK", "MMCLK", "101"})) return m(CounterKind::kMemClockMhz, CounterUnit::kMhz, 1);
-  if (any({"GPU_TEMP", "GPU_TEMP_CELSIUS", "TMPTR", "150"})) return m(CounterKind::kTemperatureC, CounterUnit::kCelsius, 1);
-  if (any({"FB_USED", "FBUSD", "252"})) return m(CounterKind::kMemUsedBytes, CounterUnit::kBytes, 1024.0 * 1024.0);
-  if (any({"FB_TOTAL", "FBTTL", "250"})) return m(CounterKind::kMemTotalBytes, CounterUnit::kBytes, 1024.0 * 1024.0);
-  if (any({"CLOCK_THROTTLE_REASONS", "CURRENT_CLOCK_THROTTLE_REASONS", "CLOCKS_EVENT_REASONS", "112"}))
-    return m(CounterKind::kClockEventReasons, CounterUnit::kBitmask, 1);
-  if (n.rfind("THROTTLE_REASON_", 0) == 0) return m(CounterKind::kOther, CounterUnit::kCount, 1);
+  double scale = 1;
+  if (const model::DcgmField* f = model::FindDcgmField(raw, &scale))
+    return MetricSpec{f->kind, f->unit, scale, true};
+  if (AsciiUpper(smi::Trim(raw)).rfind("THROTTLE_REASON_", 0) == 0)
+    return MetricSpec{CounterKind::kOther, CounterUnit::kCount, 1, true};
   return {};
 }
 
+// DcgmUpperShort: `c` upper-cased, or "" past 16 characters (no column name
+// compared here is longer; data cells skip the allocation of a long string).
+std::string DcgmUpperShort(std::string_view c) { return c.size() > 16 ? std::string() : AsciiUpper(c); }
+
 bool IsGpuColumn(std::string_view c) {
-  std::string u = AsciiUpper(c);
-  return u == "GPUID" || u == "GPU" || u == "ENTITY" || u == "ENTITYID" || u == "GPU_ID";
+  if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) return false;
+  std::string u = DcgmUpperShort(c);
+  return u == "GPUID" || u == "GPU" || u == "ENTITY" || u == "ENTITYID" || u == "GPU_ID" ||
+         u == "ENTITY_ID" || u == "GPU_INDEX" || u == "#ENTITY";
 }
 bool IsTimeColumn(std::string_view c) {
-  std::string u = AsciiUpper(c);
-  return u == "TIMESTAMPUS" || u == "TIMESTAMP" || u == "TIME" || u == "TS";
+  if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) return false;
+  std::string u = DcgmUpperShort(c);
+  return u == "TIMESTAMPUS" || u == "TIMESTAMP" || u == "TIME" || u == "TS" || u == "DATETIME" ||
+         u == "TIMESTAMP_US" || u == "EPOCH";
+}
+
+// NoteDcgmFields: one import note per mapped field kind that a reader could
+// take for something else (GRACT is engine time, not SM activity) and per MIG
+// entity seen.
+void NoteDcgmFields(model::Trace& t) {
+  bool gr = false, sm = false, mig = false;
+  for (const model::CounterSeries& s : t.counters) {
+    gr = gr || s.kind == CounterKind::kGrEngineActive;
+    sm = sm || s.kind == CounterKind::kSmActive;
+    mig = mig || s.device_id >= smi::kMigInstanceDeviceBase;
+  }
+  if (gr)
+    t.info.import_notes.push_back(
+        std::string("GRACT (DCGM 1001) read as graphics-engine activity: time a context kept the "
+                    "engine busy, not SM activity") +
+        (sm ? "; SMACT (1002) gives SM activity" : "; no SMACT (1002) column, so SM activity is "
+                                                   "unknown"));
+  if (mig)
+    t.info.import_notes.push_back("MIG entities kept as their own devices: GPU instance N as "
+                                  "device 1000+N, compute instance N as 2000+N");
 }
 
 double ParseValue(model::Trace& t, std::string_view cell, double scale) {
@@ -80,27 +83,32 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
                     model::Trace& t) {
   smi::SeriesBuilder series(t, "dcgmi dmon");
   std::vector<std::string> cols;
+  std::vector<MetricSpec> specs;  // per column, looked up once per header
   for (size_t li = 0; li < lines.size(); ++li) {
     std::vector<std::string_view> c = smi::SplitWhitespace(lines[li]);
     if (c.empty()) continue;
     if (c[0] == "#Entity") {
       if (!cols.empty()) t.stats.Bump(ImportStat::repeated_header);
       cols.assign(c.begin() + 1, c.end());
+      specs.clear();
+      for (const std::string& x : cols) {
+        MetricSpec spec = DcgmSpec(x);
+        if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+        specs.push_back(spec);
+      }
       continue;
     }
     if (c[0] == "ID" || c[0][0] == '#') continue;  // units line / comments
     // Rows: "GPU 0  0.123 ..." (entity kind, id, values).
     bool tail = li + 1 == lines.size() && !last_complete;
-    double id;
-    if (cols.empty() || c.size() != cols.size() + 2 || c[0] != "GPU" ||
-        !smi::ParseNumber(c[1], &id, nullptr) || !IsValid(smi::IndexOf(id))) {
+    const int32_t dev = c.size() >= 2 ? smi::EntityDevice(c[0], c[1]) : kMissingI32;
+    if (cols.empty() || c.size() != cols.size() + 2 || !IsValid(dev)) {
       t.stats.Bump(tail ? ImportStat::truncated_tail : ImportStat::garbage_row);
       continue;
     }
     for (size_t i = 0; i < cols.size(); ++i) {
-      MetricSpec spec = DcgmSpec(cols[i]);
-      if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
-      series.Add(smi::IndexOf(id), cols[i], spec, kMissingI64, ParseValue(t, c[i + 2], spec.scale));
+      const MetricSpec& spec = specs[i];
+      series.Add(dev, cols[i], spec, kMissingI64, ParseValue(t, c[i + 2], spec.scale));
     }
   }
   series.Finish();
@@ -111,6 +119,8 @@ Status ReadDmonText(const std::vector<std::string_view>& lines, bool last_comple
 Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, model::Trace& t) {
   smi::SeriesBuilder series(t, "dcgm");
   std::vector<std::string_view> header;
+  std::vector<MetricSpec> specs;  // per wide column, looked up once per header
+  std::map<std::string, MetricSpec, std::less<>> field_specs;  // long form, per field name
   int gpu_col = -1, time_col = -1, field_col = -1, value_col = -1;
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = smi::Trim(lines[li]);
@@ -121,6 +131,8 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
     if (is_header) {
       if (!header.empty()) t.stats.Bump(ImportStat::repeated_header);
       header = c;
+      specs.clear();
+      for (std::string_view x : c) specs.push_back(DcgmSpec(x));
       gpu_col = time_col = field_col = value_col = -1;
       for (size_t i = 0; i < c.size(); ++i) {
         std::string u = AsciiUpper(c[i]);
@@ -136,9 +148,9 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       t.stats.Bump(tail ? ImportStat::truncated_tail : ImportStat::garbage_row);
       continue;
     }
-    double gpu = 0;
-    if (gpu_col >= 0 && (!smi::ParseNumber(c[static_cast<size_t>(gpu_col)], &gpu, nullptr) ||
-                         !IsValid(smi::IndexOf(gpu)))) {
+    const int32_t dev =
+        gpu_col >= 0 ? smi::EntityDevice(c[static_cast<size_t>(gpu_col)], {}) : 0;
+    if (!IsValid(dev)) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
     }
@@ -147,17 +159,21 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       t.stats.Bump(ImportStat::garbage_row);
       continue;
     }
-    int32_t dev = smi::IndexOf(gpu);
     if (field_col >= 0 && value_col >= 0) {  // long format
       std::string_view field = c[static_cast<size_t>(field_col)];
-      MetricSpec spec = DcgmSpec(field);
-      if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+      auto it = field_specs.find(field);
+      if (it == field_specs.end()) {
+        MetricSpec spec = DcgmSpec(field);
+        if (!spec.known) spec = {CounterKind::kOther, CounterUnit::kUnknown, 1, true};
+        it = field_specs.emplace(std::string(field), spec).first;
+      }
+      const MetricSpec& spec = it->second;
       series.Add(dev, field, spec, ts, ParseValue(t, c[static_cast<size_t>(value_col)], spec.scale));
       continue;
     }
     for (size_t i = 0; i < c.size(); ++i) {  // wide format
       if (static_cast<int>(i) == gpu_col || static_cast<int>(i) == time_col) continue;
-      MetricSpec spec = DcgmSpec(header[i]);
+      const MetricSpec& spec = specs[i];
       if (!spec.known) continue;
       series.Add(dev, header[i], spec, ts, ParseValue(t, c[i], spec.scale));
     }
@@ -177,14 +193,29 @@ bool LooksLikeDcgm(std::string_view prefix) {
     if (l.empty() || l[0] == '{' || l[0] == '[') continue;
     std::vector<std::string_view> c = smi::SplitCells(l);
     bool gpu = false, time = false, field = false, dcgm = false;
+    size_t named = 0;  // cells that name a DCGM field by short name, id or DCGM_FI_ name
+    size_t ids = 0, keys = 0;  // cells that are field ids; gpu/time cells
     for (std::string_view x : c) {
+      keys += IsGpuColumn(x) || IsTimeColumn(x);
+      ids += !x.empty() && std::isdigit(static_cast<unsigned char>(x[0])) &&
+             model::FindDcgmField(x) != nullptr;
       gpu = gpu || IsGpuColumn(x);
       time = time || IsTimeColumn(x);
       std::string u = AsciiUpper(x);
       field = field || u == "FIELD" || u == "FIELDID";
       dcgm = dcgm || u.rfind("DCGM_FI_", 0) == 0;
+      // Upper case only: "power" or "1002" in a script's header is not DCGM's.
+      if (u == x && model::FindDcgmField(x) != nullptr &&
+          (u.rfind("DCGM_FI_", 0) == 0 || std::isalpha(static_cast<unsigned char>(u[0]))))
+        ++named;
     }
     if ((gpu && field) || (dcgm && (gpu || time))) return true;
+    // A wide CSV of dmon short names (GPU,SMACT,SMOCC,...): most other cells
+    // name fields too.
+    if (gpu && named >= 1 && named * 2 + 2 >= c.size()) return true;
+    // Field ids as column names (`dcgmi dmon -e 1001,1002` logged by a
+    // script): every other cell is the entity or the time.
+    if (gpu && ids >= 1 && ids + keys == c.size()) return true;
   }
   return false;
 }
@@ -197,7 +228,28 @@ Status ReadDcgmText(std::string_view text, model::Trace& t) {
   for (size_t i = 0; i < lines.size() && i < 20; ++i)
     dmon = dmon || smi::Trim(lines[i]).rfind("#Entity", 0) == 0;
   RETURN_IF_ERROR(dmon ? ReadDmonText(lines, last_complete, t) : ReadCsv(lines, last_complete, t));
-  for (const model::CounterSeries& s : t.counters) t.GetOrAddDevice(s.device_id);
+  for (const model::CounterSeries& s : t.counters) {
+    model::Device& d = t.GetOrAddDevice(s.device_id);
+    d.vendor = model::Vendor::kNvidia;
+    if (s.device_id >= smi::kMigInstanceDeviceBase && d.name == kEmptyString) {
+      const bool ci = s.device_id >= smi::kMigComputeDeviceBase;
+      d.name = t.strings.Intern(
+          (ci ? "MIG compute instance " : "MIG GPU instance ") +
+          std::to_string(s.device_id - (ci ? smi::kMigComputeDeviceBase : smi::kMigInstanceDeviceBase)));
+    }
+  }
+  bool mapped = false;
+  std::string fields;
+  for (const model::CounterSeries& s : t.counters) {
+    mapped = mapped || s.kind != CounterKind::kOther;
+    if (fields.find(t.Str(s.name)) == std::string::npos && fields.size() < 200)
+      fields += (fields.empty() ? "" : ", ") + std::string(t.Str(s.name));
+  }
+  if (!mapped)
+    return InvalidInput("DCGM log with fields " + fields +
+                        ": none gpuwhy maps (utilization, SM activity, memory, power, clocks: "
+                        "docs/log_formats.md)");
+  NoteDcgmFields(t);
   t.Finalize();
   return Status::Ok();
 }

@@ -68,7 +68,8 @@ std::vector<std::string_view> SplitWhitespace(std::string_view line) {
 bool IsMissingText(std::string_view s) {
   s = Trim(s);
   return s.empty() || s == "[N/A]" || s == "N/A" || s == "[Not Supported]" ||
-         s == "Not Supported" || s == "-" || s == "[Unknown Error]" || s == "[Insufficient Permissions]";
+         s == "Not Supported" || s == "-" || s == "[Unknown Error]" || s == "[Insufficient Permissions]" ||
+         s == "ERR!" || s == "[GPU is lost]";
 }
 
 bool ParseNumber(std::string_view s, double* v, std::string_view* unit) {
@@ -111,6 +112,31 @@ bool ScaledTimeNs(int64_t v, int64_t ns_per_unit, int64_t* ns) {
 
 int32_t IndexOf(double v) {
   return v >= 0 && v <= 2147483647.0 ? static_cast<int32_t>(v) : kMissingI32;
+}
+
+int32_t EntityDevice(std::string_view kind, std::string_view id, bool* mig) {
+  kind = Trim(kind);
+  id = Trim(id);
+  if (id.empty()) {  // one cell: split "GPU-I 3" / "gpu0" into kind and number
+    size_t d = kind.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(kind[d - 1]))) --d;
+    id = kind.substr(d);
+    kind = Trim(kind.substr(0, d));
+  }
+  if (id.empty() || id.size() > 9) return kMissingI32;
+  int32_t n = 0;
+  for (char c : id) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return kMissingI32;
+    n = n * 10 + (c - '0');
+  }
+  std::string k;
+  for (char c : kind) k += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (mig != nullptr) *mig = false;
+  if (k.empty() || k == "GPU") return n;
+  if (mig != nullptr) *mig = true;
+  if ((k == "GPU-I" || k == "GPU_I" || k == "GI") && n < 1000) return kMigInstanceDeviceBase + n;
+  if ((k == "GPU-CI" || k == "GPU_CI" || k == "CI") && n < 1000) return kMigComputeDeviceBase + n;
+  return kMissingI32;
 }
 
 bool ParseTimestamp(std::string_view s, int64_t* ns) {
@@ -206,8 +232,7 @@ double CheckedValue(model::Trace& t, double v) {
 
 void SeriesBuilder::Add(int32_t device, std::string_view name, const MetricSpec& spec,
                         int64_t ts_ns, double value) {
-  auto key = std::make_pair(device, std::string(name));
-  auto it = index_.find(key);
+  auto it = index_.find(std::make_pair(device, name));
   if (it == index_.end()) {
     Pending p;
     p.s.name = t_.strings.Intern(name);
@@ -216,7 +241,7 @@ void SeriesBuilder::Add(int32_t device, std::string_view name, const MetricSpec&
     p.s.device_id = device;
     p.s.source = t_.strings.Intern(source_);
     series_.push_back(std::move(p));
-    it = index_.emplace(std::move(key), series_.size() - 1).first;
+    it = index_.emplace(std::make_pair(device, std::string(name)), series_.size() - 1).first;
   }
   Pending& p = series_[it->second];
   if (!IsValid(ts_ns)) {

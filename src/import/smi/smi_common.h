@@ -47,6 +47,17 @@ bool ScaledTimeNs(int64_t v, int64_t ns_per_unit, int64_t* ns);
 // when it is negative, not finite or past int32. Why: a cast past the range is
 // undefined, and fuzzed logs held indexes of 7e14 and 7e124.
 int32_t IndexOf(double v);
+// kMigInstanceDeviceBase / kMigComputeDeviceBase: device ids given to DCGM's
+// MIG entities (GPU instance N -> 1000 + N, compute instance N -> 2000 + N):
+// a MIG slice is not a whole GPU, and its ids never clash with a GPU index.
+inline constexpr int32_t kMigInstanceDeviceBase = 1000;
+inline constexpr int32_t kMigComputeDeviceBase = 2000;
+// EntityDevice: the model device id of a DCGM entity given as kind and id
+// ("GPU" "0", "GPU-I" "3", "GPU-CI" "1"), or as one cell ("0", "GPU 0",
+// "gpu0", "GPU-I 3"; `id` empty). kMissingI32 when it is none of these.
+// `mig` (optional) is set when the entity is a MIG instance.
+int32_t EntityDevice(std::string_view kind, std::string_view id, bool* mig = nullptr);
+
 // ParseTimestamp: wall-clock ns since the Unix epoch, or false.
 bool ParseTimestamp(std::string_view s, int64_t* ns);
 
@@ -77,7 +88,17 @@ class SeriesBuilder {
   };
   model::Trace& t_;
   std::string source_;
-  std::map<std::pair<int32_t, std::string>, size_t> index_;
+  // KeyLess: (device, name) order that also takes a string_view name, so a
+  // lookup builds no string (one per sample before: the logs' hot path).
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first != b.first ? a.first < b.first
+                                : std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<int32_t, std::string>, size_t, KeyLess> index_;
   std::vector<Pending> series_;
 };
 

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "report/terminal/sections.h"
 #include "report/terminal/text_format.h"
@@ -46,9 +48,13 @@ void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
     size_t room = width > DisplayWidth(tail) + 3 ? width - DisplayWidth(tail) - 3 : 0;
     if (DisplayWidth(path) > room && room > 3) path = "..." + LastColumns(path, room - 3);
     out << FitWidth("== " + path + tail, width) << '\n';
-    for (const std::string& m : in.merged_inputs) {
-      // Word-wrapped: the note carries the time shift, which must stay visible.
-      std::string line = "   + merged";
+    // Word-wrapped: a merge note carries the time shift, an import note how a
+    // column was read; both must stay visible.
+    std::vector<std::pair<std::string, std::string>> head_notes;
+    for (const std::string& m : in.merged_inputs) head_notes.emplace_back("   + merged", m);
+    for (const std::string& m : in.import_notes) head_notes.emplace_back("   read:", m);
+    for (const auto& [lead, m] : head_notes) {
+      std::string line = lead;
       size_t pos = 0;
       while (pos < m.size()) {
         size_t next = m.find(' ', pos);

@@ -128,7 +128,10 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   SectionLine(ctx, out,
        "  surface GPU-Util  " + Pct(d->surface_ratio.value) + "   (" + d->surface_ratio.source +
            ")");
-  std::string real = "  real (SM active)  " + Pct(d->real_ratio.value);
+  // Graphics-engine activity (DCGM GRACT) is busy time, not SM activity.
+  std::string real = analysis::RealIsGrEngineActivity(*d)
+                         ? "  real (graphics engine, not SM)  " + Pct(d->real_ratio.value)
+                         : "  real (SM active)  " + Pct(d->real_ratio.value);
   if (IsValid(d->gap_pp)) real += "   gap " + Fixed(d->gap_pp, 1) + " pp";
   if (!d->real_ratio.source.empty()) real += "   (" + d->real_ratio.source + ")";
   SectionLine(ctx, out, real);
