@@ -44,8 +44,11 @@ void RocprofMergeInto(model::Trace& from, model::Trace& to) {
     s.source = remap[s.source];
     to.counters.push_back(std::move(s));
   }
+  // Agent info names every agent of the node; only the GPUs the run's
+  // events use become devices (the others did not run anything here).
   for (const model::Device& d : from.devices)
-    RocprofFillDevice(to.GetOrAddDevice(d.device_id), d, from, to);
+    for (model::Device& td : to.devices)
+      if (td.device_id == d.device_id) RocprofFillDevice(td, d, from, to);
   to.stats.Merge(from.stats);
   to.info.format_version += "+" + from.info.format_version;
 }

@@ -9,8 +9,8 @@
 // - Every trace whose TraceInfo::format is "rocprofv3-csv" is folded into the
 //   first of them that holds GPU events (kernels, copies, memsets); rows are
 //   appended with their strings re-interned, counter series and import stats
-//   added, agent_info devices (names, CU counts, limits) fill the devices of
-//   the same id. format_version lists the parts ("kernel_trace+hip_api_trace").
+//   added, agent_info (names, CU counts, limits) fills the devices of the
+//   same id that the events use (agents that ran nothing are not added). format_version lists the parts ("kernel_trace+hip_api_trace").
 //   Merged inputs leave `traces` / `paths` (kept parallel).
 // - When no part holds GPU events (an API trace or agent info alone) the run
 //   holds nothing gpuwhy maps: one error line naming the first part and what
