@@ -439,8 +439,13 @@ Status RocpdReader::Session(const std::string& sfx) {
         cs.source = source;
         t_.counters.push_back(std::move(cs));
       }
+      double v = a.F64(2);
+      if (v < 0) {  // counts are never negative: a wrapped or damaged value
+        t_.stats.Bump(ImportStat::negative_value);
+        v = kMissingF64;
+      }
       t_.counters[it->second].ts_ns.push_back(d->second.second);
-      t_.counters[it->second].value.push_back(a.F64(2));
+      t_.counters[it->second].value.push_back(v);
     }, &rows));
     if (scan_) scan_->pmc_rows += rows;
   }
@@ -661,6 +666,10 @@ Status RpdReader::Run() {
         [&](const SqliteArgs& a) {
           if (a.Text(1) != "sclk") return;
           double v = rocm::ParseF64(a.Text(3));
+          if (v < 0) {
+            t_.stats.Bump(ImportStat::negative_value);
+            v = kMissingF64;
+          }
           int64_t ts = a.I64(2);
           if (!IsValid(ts) || !rocm::TimeOk(ts)) {
             t_.stats.Bump(ImportStat::missing_ts);

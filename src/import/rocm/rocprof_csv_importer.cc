@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "import/nsys/sqlite_db.h"  // OneLine
 #include "import/rocm/rocm_common.h"
 #include "import/smi/smi_common.h"
 
@@ -329,6 +330,10 @@ Status RocprofCsvParser::Counters() {
     }
     double v = rocm::ParseF64(Cell(row_, value));
     if (!IsValid(v) && !Cell(row_, value).empty()) t_.stats.Bump(ImportStat::non_numeric_value);
+    if (v < 0) {  // counts are never negative: a wrapped or damaged value
+      t_.stats.Bump(ImportStat::negative_value);
+      v = kMissingF64;
+    }
     auto key = std::make_pair(dev, std::string(Cell(row_, counter)));
     auto [it, added] = series_of.try_emplace(key, t_.counters.size());
     if (added) {
@@ -371,7 +376,7 @@ Status RocprofCsvParser::Summary() {
       "{}: rocprof --stats summary ({} names, {:.3f} ms in all; most: {} with {} calls, {:.3f} ms): "
       "totals without a timeline, which gpuwhy cannot diagnose; give the trace of the same run "
       "(rocprofv3 kernel_trace.csv / rocpd .db, or rocprof v1 results.csv)",
-      name_, rows_, sum_ns / 1e6, rocm::StemOf(top).substr(0, 80),
+      name_, rows_, sum_ns / 1e6, OneLine(rocm::StemOf(top), 80),
       IsValid(top_calls) ? fmt::format("{}", top_calls) : std::string("n/a"), top_ns / 1e6));
 }
 
@@ -385,7 +390,7 @@ Status RocprofCsvParser::V1Counters() {
   int n = 0;
   for (const std::string& c : header_names_) {
     if (std::find(std::begin(kKnown), std::end(kKnown), c) != std::end(kKnown)) continue;
-    if (n++ < 4) counters += (counters.empty() ? "" : ", ") + c;
+    if (n++ < 4) counters += (counters.empty() ? "" : ", ") + OneLine(c, 40);
   }
   if (n > 4) counters += ", ...";
   while (NextRow()) {
