@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "import/registry.h"
+#include "import/rocm/rocprof_parts.h"
 #include "import/trace_merge.h"
 #include "analysis/perfetto/perfetto_view.h"
 #include "analysis/views/html_view.h"
@@ -140,6 +141,7 @@ Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& in
     traces.push_back(std::move(trace).value());
   }
   std::vector<std::string> kept_paths = *paths;
+  if (Status s = import::MergeRocprofParts(traces, kept_paths); !s.ok()) return s;
   import::MergeCounterInputs(traces, kept_paths);
   if (traces.size() != 1)
     return InvalidInput("summarize takes one rank's inputs (a trace and the counter logs of the "
@@ -177,6 +179,7 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
       trace_paths.push_back(path);
     }
   }
+  if (Status s = import::MergeRocprofParts(*kept, trace_paths); !s.ok()) return s;
   import::MergeCounterInputs(*kept, trace_paths);
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.

@@ -22,6 +22,8 @@
 #include "import/smi/smi_csv_importer.h"
 #include "import/smi/smi_table_importer.h"
 #include "import/recording/recording_importer.h"
+#include "import/rocm/rocm_sqlite_importer.h"
+#include "import/rocm/rocprof_csv_importer.h"
 
 namespace gpuwhy::import {
 
@@ -76,6 +78,10 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   KinetoOptions kineto;
   kineto.threads = options.parse_threads;
   v.push_back(std::make_unique<KinetoImporter>(kineto));
+  // SQLite files: import/sqlite_kind.h tells each importer its own kind.
+  v.push_back(std::make_unique<RocpdImporter>());
+  v.push_back(std::make_unique<RpdImporter>());
+  v.push_back(std::make_unique<RocprofV1DbImporter>());
   v.push_back(std::make_unique<NsysImporter>());
   // .nsys-rep / .qdrep: through `nsys export` when nsys is on PATH.
   v.push_back(std::make_unique<NsysReportImporter>());
@@ -88,6 +94,7 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   v.push_back(std::make_unique<SmiTableImporter>());
   v.push_back(std::make_unique<SmiQueryImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
+  v.push_back(std::make_unique<RocprofCsvImporter>());
   // Last: a CSV with a header of its own, read by the meaning of its columns.
   v.push_back(std::make_unique<ScriptCsvImporter>());
   return v;

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "import/registry.h"
@@ -288,6 +291,56 @@ TEST_F(BadInput, NsysReportGetsTheExportHint) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
   // By content, whatever the name.
   ExpectError(Write("renamed.bin", "NVIDIA Tegra Profiler Report 1.\n"), "nsys export");
+}
+
+// RocmMakeDb: a SQLite file at `path` built from `sql`; its bytes.
+std::string RocmMakeDb(const std::string& path, const std::string& sql) {
+  std::remove(path.c_str());
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST_F(BadInput, RocmProfilerFilesFailInOneLine) {
+  // rocprofv3 CSVs: a header and nothing else; a --stats summary.
+  ExpectError(Write("kernel_trace.csv",
+                    "Kind,Agent_Id,Queue_Id,Kernel_Name,Correlation_Id,Start_Timestamp,"
+                    "End_Timestamp,Workgroup_Size_X,Grid_Size_X\n"),
+              "header and no rows");
+  ExpectError(Write("stats.csv", "Name,Calls,TotalDurationNs,AverageNs,Percentage\nk,1,5,5,100\n"),
+              "--stats summary");
+  // A rocpd database cut in half: SQLite's complaint, one line, the path.
+  std::string sql =
+      "CREATE TABLE rocpd_info_agent_s (id INTEGER PRIMARY KEY, type TEXT, logical_index INTEGER,"
+      " name TEXT);"
+      "CREATE TABLE rocpd_kernel_dispatch_s (id INTEGER PRIMARY KEY, agent_id INTEGER,"
+      " kernel_id INTEGER, start BIGINT, \"end\" BIGINT, workgroup_size_x INTEGER,"
+      " workgroup_size_y INTEGER, workgroup_size_z INTEGER, grid_size_x INTEGER,"
+      " grid_size_y INTEGER, grid_size_z INTEGER);"
+      "INSERT INTO rocpd_info_agent_s VALUES (1, 'GPU', 0, 'gfx942');"
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+      " INSERT INTO rocpd_kernel_dispatch_s SELECT i, 1, 1, i * 10, i * 10 + 5, 64, 1, 1, 64,"
+      " 1, 1 FROM n;";
+  std::string whole = RocmMakeDb((dir_ / "whole.db").string(), sql);
+  ASSERT_GT(whole.size(), 8192u);
+  std::string cut = Write("cut_rocpd.db", whole.substr(0, whole.size() / 2));
+  Result<model::Trace> r = ImportFile(cut);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(cut), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  // An RPD whose rocpd_op lacks its times: the scan names the table.
+  std::string rpd = (dir_ / "odd.rpd").string();
+  RocmMakeDb(rpd, "CREATE TABLE rocpd_op (id INTEGER PRIMARY KEY, gpuId INTEGER);"
+                  "CREATE TABLE rocpd_api (id INTEGER PRIMARY KEY, pid INTEGER);");
+  ExpectError(rpd, "rocpd_api");
+  // rocprof v1 results.db with empty tables holds nothing.
+  std::string v1 = (dir_ / "results.db").string();
+  RocmMakeDb(v1, "CREATE TABLE OPS (BeginNs INTEGER, EndNs INTEGER, Name TEXT);"
+                 "CREATE TABLE KERN (\"Index\" INTEGER, KernelName TEXT);");
+  ExpectError(v1, "no kernel or copy row");
 }
 
 TEST_F(BadInput, ExpandInputs) {

@@ -21,6 +21,7 @@
 
 #include "import/nsys/sqlite_db.h"
 #include "import/nsys/sqlite_page_reader.h"
+#include "import/sqlite_kind.h"
 
 namespace gpuwhy::import {
 
@@ -37,6 +38,11 @@ using model::SyncKind;
 bool LooksLikeSqlite(std::string_view prefix) {
   static constexpr char kMagic[] = "SQLite format 3";  // followed by a NUL in the header
   return prefix.size() >= sizeof(kMagic) && std::memcmp(prefix.data(), kMagic, sizeof(kMagic)) == 0;
+}
+
+bool NsysImporter::Sniff(const SourceInfo& src) const {
+  SqliteKind kind = SqliteKindOfSource(src);
+  return kind == SqliteKind::kNsys || kind == SqliteKind::kOther;
 }
 
 namespace {
@@ -1158,7 +1164,7 @@ Status Reader::Run() {
     if (db_.Tables().size() > 8) found += ", ...";
     return InvalidInput(fmt::format(
         "{}: SQLite database is not an Nsight Systems export (no StringIds / META_DATA_EXPORT "
-        "tables; tables found: {})",
+        "tables), nor a rocprofv3 rocpd, RPD or rocprof results.db (tables found: {})",
         db_.path(), found.empty() ? "none" : found));
   }
   t_.info.format = "nsys-sqlite";

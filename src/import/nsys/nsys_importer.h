@@ -95,15 +95,16 @@ Status ReadNsysSqlite(const std::string& path, model::Trace& trace, NsysScanStat
 Status ReadNsysSqliteImage(std::string_view bytes, const std::string& name, model::Trace& trace,
                            NsysScanStats* scan = nullptr);
 
-// LooksLikeSqlite: true when `prefix` starts with the SQLite 3 header. Every
-// SQLite file is claimed so that a foreign database gets a clear "not an nsys
-// export" error instead of "unknown format".
+// LooksLikeSqlite: true when `prefix` starts with the SQLite 3 header.
 bool LooksLikeSqlite(std::string_view prefix);
 
 class NsysImporter final : public Importer {
  public:
   std::string_view name() const override { return "nsys-sqlite"; }
-  bool Sniff(const SourceInfo& src) const override { return LooksLikeSqlite(src.prefix); }
+  // Sniff: nsys exports, and every SQLite file no other importer claims
+  // (import/sqlite_kind.h), so a foreign database gets a clear "not an nsys
+  // export" error instead of "unknown format".
+  bool Sniff(const SourceInfo& src) const override;
   Status Read(const SourceInfo& src, model::Trace& trace) override {
     return ReadNsysSqlite(src.path, trace);
   }

@@ -38,6 +38,7 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& o) noexcept {
     db_ = o.db_;
     path_ = std::move(o.path_);
     tables_ = std::move(o.tables_);
+    views_ = std::move(o.views_);
     in_memory_ = o.in_memory_;
     o.db_ = nullptr;
   }
@@ -48,17 +49,20 @@ SqliteDb::~SqliteDb() { sqlite3_close(db_); }
 
 namespace {
 
-// ReadTableList: fills `tables`; reading sqlite_master touches page 1, so a
-// corrupt or foreign file fails here.
-Status ReadTableList(sqlite3* db, const std::string& path, std::vector<std::string>& tables) {
+// ReadTableList: fills `tables` and `views`; reading sqlite_master touches
+// page 1, so a corrupt or foreign file fails here.
+Status ReadTableList(sqlite3* db, const std::string& path, std::vector<std::string>& tables,
+                     std::vector<std::string>& views) {
   sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type='table'", -1, &raw,
-                              nullptr);
+  int rc = sqlite3_prepare_v2(
+      db, "SELECT type, name FROM sqlite_master WHERE type='table' OR type='view'", -1, &raw,
+      nullptr);
   if (rc != SQLITE_OK)
     return InvalidInput(
         fmt::format("{}: not a valid SQLite database ({})", path, SqliteErrorText(db)));
   SqliteStmt st(raw);
-  while ((rc = st.Step()) == SQLITE_ROW) tables.emplace_back(st.Text(0));
+  while ((rc = st.Step()) == SQLITE_ROW)
+    (st.Text(0) == "view" ? views : tables).emplace_back(st.Text(1));
   if (rc != SQLITE_DONE)
     return InvalidInput(fmt::format("{}: corrupt SQLite database: {} (reading the table list)",
                                     path, SqliteErrorText(db)));
@@ -76,7 +80,7 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
     std::string msg = db.db_ ? SqliteErrorText(db.db_) : sqlite3_errstr(rc);
     return InvalidInput(fmt::format("{}: cannot open as SQLite: {}", path, msg));
   }
-  RETURN_IF_ERROR(ReadTableList(db.db_, path, db.tables_));
+  RETURN_IF_ERROR(ReadTableList(db.db_, path, db.tables_, db.views_));
   return db;
 }
 
@@ -99,7 +103,7 @@ Result<SqliteDb> SqliteDb::OpenImage(std::string_view bytes, const std::string& 
   if (rc != SQLITE_OK)
     return InvalidInput(fmt::format("{}: cannot load the SQLite image: {}", name,
                                     SqliteErrorText(db.db_)));
-  RETURN_IF_ERROR(ReadTableList(db.db_, name, db.tables_));
+  RETURN_IF_ERROR(ReadTableList(db.db_, name, db.tables_, db.views_));
   return db;
 }
 
@@ -116,9 +120,13 @@ bool SqliteDb::HasTable(std::string_view name) const {
   return std::find(tables_.begin(), tables_.end(), name) != tables_.end();
 }
 
+bool SqliteDb::HasView(std::string_view name) const {
+  return std::find(views_.begin(), views_.end(), name) != views_.end();
+}
+
 std::vector<std::string> SqliteDb::Columns(std::string_view table) const {
   std::vector<std::string> cols;
-  if (!HasTable(table)) return cols;
+  if (!HasTable(table) && !HasView(table)) return cols;
   std::string sql = fmt::format("PRAGMA table_info(\"{}\")", table);
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return cols;

@@ -98,7 +98,7 @@ class SqliteDb {
   SqliteDb() = default;
   SqliteDb(SqliteDb&& o) noexcept
       : db_(o.db_), path_(std::move(o.path_)), tables_(std::move(o.tables_)),
-        in_memory_(o.in_memory_) {
+        views_(std::move(o.views_)), in_memory_(o.in_memory_) {
     o.db_ = nullptr;
   }
   SqliteDb& operator=(SqliteDb&& o) noexcept;
@@ -122,7 +122,11 @@ class SqliteDb {
   // Tables: names of every table in sqlite_master.
   const std::vector<std::string>& Tables() const { return tables_; }
   bool HasTable(std::string_view name) const;
-  // Columns: column names of `table` (empty when the table is absent).
+  // Views: names of every view in sqlite_master (rocpd databases read
+  // through views over per-session tables).
+  const std::vector<std::string>& Views() const { return views_; }
+  bool HasView(std::string_view name) const;
+  // Columns: column names of the table or view `table` (empty when absent).
   std::vector<std::string> Columns(std::string_view table) const;
   // ScanRows: runs `SELECT <agg>(<args>) FROM <from>` where <agg> is an
   // aggregate function registered here that calls `row(const SqliteArgs&)`
@@ -163,6 +167,7 @@ class SqliteDb {
   sqlite3* db_ = nullptr;
   std::string path_;
   std::vector<std::string> tables_;
+  std::vector<std::string> views_;
   bool in_memory_ = false;
 };
 
