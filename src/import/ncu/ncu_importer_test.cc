@@ -347,3 +347,48 @@ TEST_F(NcuReportTest, ThroughAFakeNcuBothPagesAreRead) {
 
 }  // namespace
 }  // namespace gpuwhy::import::ncu_test
+
+namespace gpuwhy::import::ncu_test {
+namespace {
+
+// The join end to end: a Kineto trace and an ncu raw page of the same
+// kernels, written here; the report says how many matched and labels the
+// figures.
+TEST(NcuJoin, AnalyzeTraceAndReportTogether) {
+  const fs::path dir = fs::temp_directory_path() / ("gpuwhy_ncu_join_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string ev;
+  int64_t ts = 1000;
+  for (int step = 0; step < 10; ++step) {
+    for (int k = 0; k < 2; ++k) {
+      if (!ev.empty()) ev += ",";
+      ev += k == 0 ? R"q({"ph":"X","cat":"kernel","name":"void add<float>(float*, int)","pid":0,"tid":7,"ts":)q" +
+                         std::to_string(ts) +
+                         R"q(,"dur":1500,"args":{"device":0,"stream":7,"grid":[1024,2,1],"block":[256,1,1]}})q"
+                   : R"q({"ph":"X","cat":"kernel","name":"other(int)","pid":0,"tid":7,"ts":)q" +
+                         std::to_string(ts) +
+                         R"q(,"dur":100,"args":{"device":0,"stream":7,"grid":[1,1,1],"block":[32,1,1]}})q";
+      ts += 1700;
+    }
+  }
+  std::ofstream(dir / "trace.json") << R"q({"traceEvents":[)q" << ev << "]}";
+  std::ofstream(dir / "k.csv") << RawPage("us");
+  std::string out, err;
+  ASSERT_EQ(RunAnalyze({(dir / "trace.json").string(), (dir / "k.csv").string()}, &out, &err), 0)
+      << err;
+  EXPECT_NE(out.find("measured (ncu) figures for 10 of 20 trace kernels"), std::string::npos) << out;
+  EXPECT_NE(out.find("kernels measured (ncu): 10 of 20 trace kernels matched"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("memory  12%  91%  90%  40% 100%"), std::string::npos) << out;
+  EXPECT_NE(out.find("occupancy (measured, ncu)"), std::string::npos) << out;
+  std::string json;
+  ASSERT_EQ(RunAnalyze({"--json", (dir / "trace.json").string(), (dir / "k.csv").string()}, &json,
+                       &err),
+            0);
+  EXPECT_NE(json.find(R"q("matched_kernels": 10)q"), std::string::npos) << json.substr(0, 300) << err;
+  EXPECT_NE(json.find(R"q("source": "measured (ncu)")q"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpuwhy::import::ncu_test
