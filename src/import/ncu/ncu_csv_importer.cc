@@ -135,42 +135,63 @@ class NcuCsvReader {
   // Next: the next record into `cells`; false at the end. A quote left open
   // at the end sets *open_quote.
   bool Next(std::vector<std::string>* cells, int64_t* line, bool* open_quote) {
-    cells->clear();
+    // The cells' strings are reused from record to record (a raw page has
+    // hundreds of columns): only the count changes.
+    size_t n = 0;
     *open_quote = false;
-    if (pos_ >= s_.size()) return false;
+    if (pos_ >= s_.size()) {
+      cells->clear();
+      return false;
+    }
     *line = line_;
-    std::string cell;
+    auto cell = [&]() -> std::string& {
+      if (n == cells->size()) cells->emplace_back();
+      std::string& c = (*cells)[n];
+      c.clear();
+      return c;
+    };
+    std::string* cur = &cell();
     bool quoted = false;
     while (pos_ < s_.size()) {
-      char c = s_[pos_++];
+      // Plain bytes up to the next special one in one append.
+      size_t stop = pos_;
+      if (quoted) {
+        while (stop < s_.size() && s_[stop] != '"' && s_[stop] != '\n') ++stop;
+      } else {
+        while (stop < s_.size() && s_[stop] != '"' && s_[stop] != ',' && s_[stop] != '\n' &&
+               s_[stop] != '\r')
+          ++stop;
+      }
+      cur->append(s_.data() + pos_, stop - pos_);
+      pos_ = stop;
+      if (pos_ >= s_.size()) break;
+      const char c = s_[pos_++];
       if (quoted) {
         if (c == '"') {
           if (pos_ < s_.size() && s_[pos_] == '"') {
-            cell += '"';
+            *cur += '"';
             ++pos_;
           } else {
             quoted = false;
           }
-        } else {
-          if (c == '\n') ++line_;
-          cell += c;
+        } else {  // a newline inside quotes
+          ++line_;
+          *cur += c;
         }
         continue;
       }
       if (c == '"') {
         quoted = true;
       } else if (c == ',') {
-        cells->push_back(std::move(cell));
-        cell.clear();
+        ++n;
+        cur = &cell();
       } else if (c == '\n') {
         ++line_;
         break;
-      } else if (c != '\r') {
-        cell += c;
-      }
+      }  // '\r' outside quotes is dropped
     }
     if (quoted) *open_quote = true;
-    cells->push_back(std::move(cell));
+    cells->resize(n + 1);
     return true;
   }
 
