@@ -141,9 +141,77 @@ KernelJoinNote JoinKernelProfile(const model::Trace& profile, model::Trace& trac
   return note;
 }
 
+bool SameProfiledKernels(const model::Trace& a, const model::Trace& b) {
+  const model::KernelTable& x = a.kernels;
+  const model::KernelTable& y = b.kernels;
+  if (x.size() != y.size() || x.empty()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (a.Str(x.name[i]) != b.Str(y.name[i]) || x.grid_x[i] != y.grid_x[i] ||
+        x.grid_y[i] != y.grid_y[i] || x.grid_z[i] != y.grid_z[i] || x.block_x[i] != y.block_x[i] ||
+        x.block_y[i] != y.block_y[i] || x.block_z[i] != y.block_z[i])
+      return false;
+  }
+  return true;
+}
+
+void CombineProfilePages(model::Trace& into, const model::Trace& from) {
+  model::KernelTable& k = into.kernels;
+  const auto to_cols = KpmColumns(k);
+  const auto from_cols = KpmColumns(from.kernels);
+  for (uint32_t i = 0; i < k.size(); ++i) {
+    for (size_t f = 0; f < kKpmFigures; ++f)
+      if (std::isnan((*to_cols[f])[i])) {
+        const float v = (*from_cols[f])[i];
+        if (!std::isnan(v)) to_cols[f]->Set(i, v);
+      }
+    if (!IsValid(k.registers_per_thread[i]))
+      k.registers_per_thread[i] = from.kernels.registers_per_thread[i];
+    if (!IsValid(k.shared_mem_bytes[i])) k.shared_mem_bytes[i] = from.kernels.shared_mem_bytes[i];
+  }
+  for (size_t r = 0; r < from.kernel_rules.size(); ++r) {
+    model::KernelRuleRow rr;
+    rr.kernel_row = from.kernel_rules.kernel_row[r];
+    rr.section = into.strings.Intern(from.Str(from.kernel_rules.section[r]));
+    rr.rule = into.strings.Intern(from.Str(from.kernel_rules.rule[r]));
+    rr.type = into.strings.Intern(from.Str(from.kernel_rules.type[r]));
+    rr.message = into.strings.Intern(from.Str(from.kernel_rules.message[r]));
+    rr.speedup_kind = into.strings.Intern(from.Str(from.kernel_rules.speedup_kind[r]));
+    rr.est_speedup_pct = from.kernel_rules.est_speedup_pct[r];
+    into.kernel_rules.Append(rr);
+  }
+  if (into.info.format_version.find(from.info.format_version) == std::string::npos)
+    into.info.format_version += " + " + from.info.format_version;
+}
+
 std::vector<KernelJoinNote> MergeKernelProfiles(std::vector<model::Trace>& traces,
                                                 std::vector<std::string>& paths) {
   std::vector<KernelJoinNote> notes;
+  // Pages of one report (raw and details) become one profile first.
+  {
+    std::vector<bool> gone(traces.size(), false);
+    for (size_t a = 0; a < traces.size(); ++a) {
+      if (gone[a] || !IsKernelProfile(traces[a])) continue;
+      for (size_t b = a + 1; b < traces.size(); ++b) {
+        if (gone[b] || !IsKernelProfile(traces[b]) || !SameProfiledKernels(traces[a], traces[b]))
+          continue;
+        CombineProfilePages(traces[a], traces[b]);
+        traces[a].info.merged_inputs.push_back(
+            KpmFileName(paths[b]) + " (" + traces[b].info.format +
+            "): another page of the same report (same kernels, launch order and configs), "
+            "figures combined");
+        gone[b] = true;
+      }
+    }
+    std::vector<model::Trace> kt;
+    std::vector<std::string> kp;
+    for (size_t i = 0; i < traces.size(); ++i) {
+      if (gone[i]) continue;
+      kt.push_back(std::move(traces[i]));
+      kp.push_back(std::move(paths[i]));
+    }
+    traces = std::move(kt);
+    paths = std::move(kp);
+  }
   std::vector<size_t> timed;
   for (size_t i = 0; i < traces.size(); ++i)
     if (!traces[i].info.kernels_untimed && !traces[i].kernels.empty()) timed.push_back(i);

@@ -14,6 +14,10 @@
 //   duration, of the model's measured *_pct columns, plus registers and
 //   shared memory where the trace lacks them. The profile's rule results
 //   (kernel_rules) go to the first joined trace launch of each key.
+// - Pages of one report given together (raw and details: the same kernels,
+//   names and launch configs in the same order) become one profile first:
+//   a figure missing from the first is taken from the next, rules appended;
+//   the first page's merged_inputs names the others.
 // - A profile is folded into every timed trace of the inputs and removed
 //   from `traces`/`paths`; each receiving trace gets one line in
 //   info.merged_inputs saying how many of its kernels found a match. With
@@ -45,6 +49,14 @@ bool IsKernelProfile(const model::Trace& t);
 // JoinKernelProfile: copy `profile`'s figures onto the matching kernels of
 // `trace` (see the file comment); the counts into the note (paths unset).
 KernelJoinNote JoinKernelProfile(const model::Trace& profile, model::Trace& trace);
+
+// SameProfiledKernels: `a` and `b` list the same kernels (name, grid,
+// block) in the same order: two pages of one report.
+bool SameProfiledKernels(const model::Trace& a, const model::Trace& b);
+
+// CombineProfilePages: fill `into`'s missing figures, registers and shared
+// memory from `from` (SameProfiledKernels), append its rules.
+void CombineProfilePages(model::Trace& into, const model::Trace& from);
 
 // MergeKernelProfiles: see the file comment. `paths[i]` names `traces[i]`.
 std::vector<KernelJoinNote> MergeKernelProfiles(std::vector<model::Trace>& traces,

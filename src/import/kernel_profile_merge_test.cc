@@ -102,3 +102,35 @@ TEST(KernelProfileMerge, FoldsProfilesIntoTimedTracesOnly) {
 
 }  // namespace
 }  // namespace gpuwhy::import
+
+namespace gpuwhy::import {
+namespace {
+
+TEST(KernelProfileMerge, PagesOfOneReportCombine) {
+  model::Trace raw = Profile();
+  model::Trace details = Profile();
+  // The details page has the rule and an occupancy the raw page lacks.
+  details.kernels.theoretical_occupancy_pct.Set(0, 75.0f);
+  raw.kernel_rules.Clear();
+  raw.info.format_version = "raw page";
+  details.info.format_version = "details page";
+  ASSERT_TRUE(SameProfiledKernels(raw, details));
+  std::vector<model::Trace> traces;
+  traces.push_back(std::move(raw));
+  traces.push_back(std::move(details));
+  std::vector<std::string> paths = {"k.raw.csv", "k.details.csv"};
+  MergeKernelProfiles(traces, paths);
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(paths[0], "k.raw.csv");
+  EXPECT_FLOAT_EQ(traces[0].kernels.theoretical_occupancy_pct[0], 75.0f);
+  EXPECT_EQ(traces[0].kernel_rules.size(), 1u);
+  EXPECT_EQ(traces[0].info.format_version, "raw page + details page");
+  ASSERT_EQ(traces[0].info.merged_inputs.size(), 1u);
+  // Another report (other kernels) stays apart.
+  model::Trace other = Profile();
+  other.kernels.grid_x[0] = 1;
+  EXPECT_FALSE(SameProfiledKernels(traces[0], other));
+}
+
+}  // namespace
+}  // namespace gpuwhy::import
