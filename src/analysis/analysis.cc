@@ -35,6 +35,8 @@ void AnalyzeHostSections(const model::Trace& trace, const RunSteps& run,
   if (options.compat.hta) out.hta = ReproduceHta(trace);
   if (options.compat.tracelens) out.tracelens = ReproduceTraceLensTimeline(trace);
   if (options.compat.nsys) out.nsys = nsys_compat::ComputeNsysCompat(trace);
+  if (trace.info.kernels_untimed || HasMeasuredFigures(trace))
+    out.measured_kernels = AnalyzeMeasuredKernels(trace);
 }
 
 }  // namespace

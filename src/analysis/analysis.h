@@ -27,6 +27,7 @@
 #include "analysis/detectors/diagnosis.h"
 #include "analysis/diff/run_profile.h"
 #include "analysis/summary/device_summary.h"
+#include "analysis/throughput/measured_kernels.h"
 #include "analysis/utilization/utilization.h"
 #include "base/units.h"
 #include "model/trace.h"
@@ -73,6 +74,10 @@ struct TraceAnalysis {
   std::optional<HtaResult> hta;            // --compat hta (src/analysis/anchor_compat)
   std::optional<TraceLensResult> tracelens;  // --compat tracelens (src/analysis/anchor_compat)
   std::optional<nsys_compat::NsysCompatReport> nsys;  // --compat nsys (src/analysis/nsys_compat)
+  // measured_kernels: a kernel profiler's per-kernel figures and bound
+  // (Nsight Compute; src/analysis/throughput/measured_kernels.h), when the
+  // input is such a report or one was joined to the trace.
+  std::optional<MeasuredKernels> measured_kernels;
   // Sections of other components are added here, one member each.
 };
 

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "import/registry.h"
 #include "import/rocm/rocprof_parts.h"
+#include "import/kernel_profile_merge.h"
 #include "import/trace_merge.h"
 #include "analysis/perfetto/perfetto_view.h"
 #include "analysis/views/html_view.h"
@@ -143,6 +144,7 @@ Result<analysis::RankSummary> SummarizeInputs(const std::vector<std::string>& in
   std::vector<std::string> kept_paths = *paths;
   if (Status s = import::MergeRocprofParts(traces, kept_paths); !s.ok()) return s;
   import::MergeCounterInputs(traces, kept_paths);
+  import::MergeKernelProfiles(traces, kept_paths);
   if (traces.size() != 1)
     return InvalidInput("summarize takes one rank's inputs (a trace and the counter logs of the "
                         "same run); these make " + std::to_string(traces.size()) +
@@ -181,6 +183,7 @@ Result<analysis::Analysis> ImportAndAnalyze(const std::vector<std::string>& inpu
   }
   if (Status s = import::MergeRocprofParts(*kept, trace_paths); !s.ok()) return s;
   import::MergeCounterInputs(*kept, trace_paths);
+  import::MergeKernelProfiles(*kept, trace_paths);
   // One rank summary per trace, then the merge: the same path as for .gwsum
   // summaries (SummarizeMain), so both give the same report.
   std::vector<analysis::RankSummary> ranks;

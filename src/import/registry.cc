@@ -14,6 +14,8 @@
 #include "base/ascii.h"
 #include "base/input_stream.h"
 #include "import/kineto/kineto_importer.h"
+#include "import/ncu/ncu_csv_importer.h"
+#include "import/ncu/ncu_report_importer.h"
 #include "import/nsys/nsys_importer.h"
 #include "import/nsys/nsys_report_importer.h"
 #include "import/smi/dcgm_exporter_importer.h"
@@ -86,6 +88,9 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   // .nsys-rep / .qdrep: through `nsys export` when nsys is on PATH.
   v.push_back(std::make_unique<NsysReportImporter>());
   v.push_back(std::make_unique<DcgmExporterImporter>());
+  // Nsight Compute CSV pages, and .ncu-rep through `ncu --import` when on PATH.
+  v.push_back(std::make_unique<NcuCsvImporter>());
+  v.push_back(std::make_unique<NcuReportImporter>());
   v.push_back(std::make_unique<DcgmImporter>());
   v.push_back(std::make_unique<SmiDmonImporter>());
   v.push_back(std::make_unique<SmiCsvImporter>());

@@ -104,10 +104,11 @@ void Trace::Finalize() {
   else
     sort_ranges_and_markers();
   std::vector<uint32_t> korder = SortTable(kernels);
-  if (!korder.empty() && !collectives.empty()) {
+  if (!korder.empty() && (!collectives.empty() || !kernel_rules.empty())) {
     std::vector<uint32_t> inverse(korder.size());
     for (uint32_t i = 0; i < korder.size(); ++i) inverse[korder[i]] = i;
     for (uint32_t& r : collectives.kernel_row) r = inverse[r];
+    for (uint32_t& r : kernel_rules.kernel_row) r = inverse[r];
   }
   SortTable(memcpys);
   SortTable(memsets);
@@ -143,6 +144,7 @@ void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& rem
   const StringId* r = remap.data();
   const auto kernel_base = static_cast<uint32_t>(kernels.size());
   const size_t first_collective = collectives.size();
+  const size_t first_rule = kernel_rules.size();
   auto append = [r, growth](auto& to, const auto& from) {
     const size_t rows = to.size() + from.size();
     if (growth > 1.0 && rows > to.capacity()) {
@@ -162,9 +164,12 @@ void Trace::AppendEventsFrom(const Trace& part, const std::vector<StringId>& rem
   append(ranges, part.ranges);
   append(markers, part.markers);
   append(collectives, part.collectives);
+  append(kernel_rules, part.kernel_rules);
   append(gpu_processes, part.gpu_processes);
   for (size_t i = first_collective; i < collectives.size(); ++i)
     collectives.kernel_row[i] += kernel_base;
+  for (size_t i = first_rule; i < kernel_rules.size(); ++i)
+    kernel_rules.kernel_row[i] += kernel_base;
 }
 
 size_t Trace::event_count() const {

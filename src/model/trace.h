@@ -33,6 +33,13 @@ namespace gpuwhy::model {
 // Kernels. Launch configuration and occupancy fields are missing unless the
 // source provides them. shared_mem_bytes is static+dynamic when the source only
 // gives the sum (Kineto); static/dynamic are split when known (nsys, CUPTI).
+// The *_pct columns after pid are measured by a kernel profiler (Nsight
+// Compute: its speed-of-light and occupancy figures, 0..100; sm_active_pct is
+// the SMs' active cycles over the kernel's elapsed cycles, the measured
+// counterpart of SM fill), missing unless
+// the source measured them or a merged profiler report did
+// (import/trace_merge.h); est_occupancy_pct is the launch configuration's
+// estimate, achieved_occupancy_pct the measured one.
 #define GPUWHY_KERNEL_COLUMNS(C)                          \
   C(int32_t, device_id, kMissingI32)                      \
   C(int64_t, stream_id, kMissingI64)                      \
@@ -55,7 +62,14 @@ namespace gpuwhy::model {
   C(float, warps_per_sm, kMissingF32)                     \
   C(float, est_occupancy_pct, kMissingF32)                \
   C(Lazy<int64_t>, graph_id, kMissingI64)                 \
-  C(Lazy<int32_t>, pid, kMissingI32)
+  C(Lazy<int32_t>, pid, kMissingI32)                      \
+  C(Lazy<float>, sm_active_pct, kMissingF32)              \
+  C(Lazy<float>, sm_throughput_pct, kMissingF32)          \
+  C(Lazy<float>, memory_throughput_pct, kMissingF32)      \
+  C(Lazy<float>, dram_throughput_pct, kMissingF32)        \
+  C(Lazy<float>, achieved_occupancy_pct, kMissingF32)     \
+  C(Lazy<float>, theoretical_occupancy_pct, kMissingF32)  \
+  C(Lazy<float>, tensor_pipe_pct, kMissingF32)
 GPUWHY_DEFINE_TABLE(KernelTable, KernelRow, GPUWHY_KERNEL_COLUMNS)
 
 // Memory copies. src/dst_device are set for peer copies. Unified Memory page
@@ -171,6 +185,20 @@ GPUWHY_DEFINE_TABLE(MarkerTable, MarkerRow, GPUWHY_MARKER_COLUMNS)
   C(int64_t, seq, kMissingI64)
 GPUWHY_DEFINE_TABLE(CollectiveTable, CollectiveRow, GPUWHY_COLLECTIVE_COLUMNS)
 
+// Kernel-profiler rule results (Nsight Compute's own guidance: rule name,
+// type OPT/WRN/INF/ERR, its message and estimated speedup in percent of the
+// kernel's duration ("local") or of the whole run ("global")); side table
+// keyed by kernel row, remapped by Finalize() as collectives are.
+#define GPUWHY_KERNEL_RULE_COLUMNS(C)             \
+  C(uint32_t, kernel_row, 0)                      \
+  C(StringId, section, kEmptyString)              \
+  C(StringId, rule, kEmptyString)                 \
+  C(StringId, type, kEmptyString)                 \
+  C(StringId, message, kEmptyString)              \
+  C(StringId, speedup_kind, kEmptyString)         \
+  C(float, est_speedup_pct, kMissingF32)
+GPUWHY_DEFINE_TABLE(KernelRuleTable, KernelRuleRow, GPUWHY_KERNEL_RULE_COLUMNS)
+
 // Processes that used a GPU (for contention): from nsys PROCESSES, nvidia-smi
 // or NVML process lists, recordings. used_memory_bytes is the peak seen.
 #define GPUWHY_GPU_PROCESS_COLUMNS(C)                 \
@@ -280,6 +308,11 @@ struct TraceInfo {
   std::string cuda_runtime_version;
   std::string cuda_driver_version;
   std::string cupti_version;
+  // kernels_untimed: the kernels come from a kernel profiler that replays
+  // each launch alone (Nsight Compute): durations are measured, but starts
+  // are only their launch order, laid end to end from 0 on clock
+  // "kernel-order"; there is no timeline (no gaps, no idle, no overlap).
+  bool kernels_untimed = false;
 };
 
 // kLargeModelBytes: the Kineto importer copies a model (memory_bytes) up to
@@ -309,6 +342,7 @@ class Trace {
   RangeTable ranges;
   MarkerTable markers;
   CollectiveTable collectives;
+  KernelRuleTable kernel_rules;
   GpuProcessTable gpu_processes;
   std::vector<CounterSeries> counters;
 
@@ -370,7 +404,7 @@ class Trace {
   template <typename Self, typename F>
   static void EachEventTable(Self& t, F& f) {
     f(t.kernels), f(t.memcpys), f(t.memsets), f(t.api_calls), f(t.syncs), f(t.ranges);
-    f(t.markers), f(t.collectives), f(t.gpu_processes);
+    f(t.markers), f(t.collectives), f(t.kernel_rules), f(t.gpu_processes);
   }
 };
 

@@ -84,6 +84,7 @@ std::string DescribeDifference(const Trace& a, const Trace& b) {
            TableDiff("ranges", a.ranges, b.ranges),
            TableDiff("markers", a.markers, b.markers),
            TableDiff("collectives", a.collectives, b.collectives),
+           TableDiff("kernel_rules", a.kernel_rules, b.kernel_rules),
            TableDiff("gpu_processes", a.gpu_processes, b.gpu_processes),
            CounterDiff(a.counters, b.counters),
        })

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -341,6 +342,30 @@ TEST_F(BadInput, RocmProfilerFilesFailInOneLine) {
   RocmMakeDb(v1, "CREATE TABLE OPS (BeginNs INTEGER, EndNs INTEGER, Name TEXT);"
                  "CREATE TABLE KERN (\"Index\" INTEGER, KernelName TEXT);");
   ExpectError(v1, "no kernel or copy row");
+// Nsight Compute: CSV pages that are broken or hold nothing, and a report
+// with no `ncu` to export it. Recognised by content (the names say nothing).
+TEST_F(BadInput, NsightComputePagesAndReports) {
+  const std::string lead =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
+      "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\"";
+  ExpectError(Write("header_only.txt", lead + ",\"gpu__time_duration.sum\"\n"),
+              "Nsight Compute CSV export (raw page) with no kernel rows: nothing to analyze");
+  ExpectError(Write("open_quote.log", lead + ",\"gpu__time_duration.sum\"\n\"0\",\"1\",\"p"),
+              "line 2: a quoted cell is never closed");
+  ExpectError(Write("no_duration.csv",
+                    lead + ",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+                           "\"0\",\"1\",\"p\",\"h\",\"k()\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\","
+                           "\"0\",\"8.6\",\"Occupancy\",\"Achieved Occupancy\",\"%\",\"50\"\n"),
+              "details page) with 1 kernel rows but no kernel duration");
+  // Cells cut short on every row: counted, and then nothing is left.
+  ExpectError(Write("short_rows.csv", lead + ",\"gpu__time_duration.sum\"\n\"0\",\"1\"\n\"1\",\"1\"\n"),
+              "no kernel rows");
+  const char* path_env = std::getenv("PATH");
+  const std::string old_path = path_env ? path_env : "";
+  ::setenv("PATH", "/nonexistent-gpuwhy-bad-input", 1);
+  ExpectError(Write("kernels.bin", std::string("NVR\0\2\0\0\0\x08\x07\x48", 11)),
+              "`ncu` is not on PATH: run `ncu --import");
+  ::setenv("PATH", old_path.c_str(), 1);
 }
 
 TEST_F(BadInput, ExpandInputs) {

@@ -52,6 +52,18 @@ struct ActiveWindow {
   const std::vector<Interval>* busy = nullptr;
 };
 
+// UtilMeasuredSource: the label of a figure that a kernel profiler measured
+// for `measured_ns` of the `covered_ns` kernel time it is averaged over;
+// the rest is the launch-config estimate `estimated`.
+std::string UtilMeasuredSource(const char* what, double measured_ns, double covered_ns,
+                               const std::string& estimated) {
+  if (measured_ns >= covered_ns) return std::string("measured (ncu): ") + what;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.0f%%", 100.0 * measured_ns / covered_ns);
+  return std::string("measured (ncu): ") + what + " for " + share +
+         " of kernel time, estimated (launch config) for the rest: " + estimated;
+}
+
 // FillKernelFigures: kernel-time figures of `du`; SM fill over the device
 // window, and over the kernel-active and verdict windows for the classifier.
 void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
@@ -81,6 +93,7 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
   double total = 0, with_bpsm = 0, occ_w = 0, occ_sum = 0, tc = 0, triton = 0, graph = 0;
   std::array<double, kKernelClassCount> cls{};
   bool occ_from_arg = false, occ_computed = false, bpsm_from_arg = false, bpsm_computed = false;
+  double fill_measured_ns = 0, occ_measured_ns = 0;  // kernel time with a profiler's figure
   // Name lookups are per distinct name, not per kernel.
   KernelInfoMemo names(t);
   for (const uint32_t i : ks) {
@@ -95,15 +108,29 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
 
     // One definition of a kernel's blocks/SM and occupancy (kernel_fill.h).
     const KernelLaunchFigures kf = KernelFigures(t, i, sm_count, have_limits ? &limits : nullptr);
-    const double bpsm = kf.blocks_per_sm;
+    // A kernel profiler's measurement (Nsight Compute: SM active cycles over
+    // elapsed cycles, achieved occupancy) replaces the launch-config estimate.
+    const float sm_active_pct = k.sm_active_pct[i];
+    const float achieved_pct = k.achieved_occupancy_pct[i];
+    const bool fill_measured = !std::isnan(sm_active_pct);
+    const double bpsm = fill_measured ? std::clamp(sm_active_pct / 100.0, 0.0, 1.0)
+                                      : kf.blocks_per_sm;
     if (IsValid(bpsm)) {
-      (kf.blocks_per_sm_from_arg ? bpsm_from_arg : bpsm_computed) = true;
+      if (fill_measured) {
+        fill_measured_ns += dur;
+      } else {
+        (kf.blocks_per_sm_from_arg ? bpsm_from_arg : bpsm_computed) = true;
+      }
       with_bpsm += dur;
       fill.Add(start_ns, end_ns, bpsm);
       ++fill_spans;
     }
-    const double occ = kf.occupancy_ratio;
-    if (IsValid(occ)) (kf.occupancy_from_arg ? occ_from_arg : occ_computed) = true;
+    const bool occ_measured = !std::isnan(achieved_pct);
+    const double occ = occ_measured ? std::clamp(achieved_pct / 100.0, 0.0, 1.0)
+                                    : kf.occupancy_ratio;
+    if (occ_measured && dur > 0) occ_measured_ns += dur;
+    if (IsValid(occ) && !occ_measured)
+      (kf.occupancy_from_arg ? occ_from_arg : occ_computed) = true;
     if (IsValid(occ) && dur > 0) {
       occ_w += dur;
       occ_sum += occ * dur;
@@ -123,6 +150,9 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
     du.sm_fill_ratio.source = std::string(kTraceLaunch) +
                               (bpsm_from_arg ? " (blocks per SM arg)" : "") +
                               (bpsm_computed ? " (grid / SM count)" : "");
+    if (fill_measured_ns > 0)
+      du.sm_fill_ratio.source = UtilMeasuredSource("SM active cycles", fill_measured_ns, with_bpsm,
+                                                   du.sm_fill_ratio.source);
   }
   if (total > 0) {
     du.sm_fill_coverage = with_bpsm / total;
@@ -137,6 +167,9 @@ void FillKernelFigures(const model::Trace& t, const KernelRows& ks,
     du.occupancy_ratio.source = std::string(kTraceLaunch) +
                                 (occ_from_arg ? " (est. achieved occupancy arg)" : "") +
                                 (occ_computed ? " (gpuwhy occupancy calculator)" : "");
+    if (occ_measured_ns > 0)
+      du.occupancy_ratio.source = UtilMeasuredSource("achieved occupancy", occ_measured_ns, occ_w,
+                                                     du.occupancy_ratio.source);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "base/ascii.h"
 #include "base/subprocess.h"
 #include "import/nsys/nsys_importer.h"
+#include "import/shell_word.h"
 
 namespace gpuwhy::import {
 
@@ -47,24 +48,8 @@ size_t RepVersionLength(std::string_view s) {
 // RepNumericVersion: "2023.3.1.92-233133147223v0" -> "2023.3.1.92".
 std::string RepNumericVersion(std::string_view v) { return std::string(v.substr(0, v.find('-'))); }
 
-// RepShellWord: `s` as one shell word (quoted only when it needs to be), so
-// that the command in a message can be pasted.
-std::string RepShellWord(std::string_view s) {
-  bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return RepAlnum(c) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+' || c == ':' ||
-           c == '@' || c == ',';
-  });
-  if (plain) return std::string(s);
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+// RepShellWord: the one shell-quoting rule of the report importers (shell_word.h).
+std::string RepShellWord(std::string_view s) { return ShellWord(s); }
 
 // RepSqlitePath: where the export of `path` should go: its extension replaced
 // by ".sqlite" (a name without one gets ".sqlite" appended).

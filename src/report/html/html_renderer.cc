@@ -272,6 +272,46 @@ void WriteDiagnosis(Json& j, const analysis::detectors::Diagnosis& dg) {
   j.EndObject();
 }
 
+// WriteMeasuredKernels: a kernel profiler's per-kernel table (bound and
+// figures, each labelled measured or estimated); formatting only.
+void WriteMeasuredKernels(Json& j, const analysis::MeasuredKernels& m) {
+  j.Key("measured_kernels");
+  j.BeginObject();
+  j.F("source", m.source);
+  j.FB("untimed", m.untimed);
+  j.FI("kernels", m.kernels);
+  j.FI("matched_kernels", m.measured_kernels);
+  j.Key("groups");
+  j.BeginArray();
+  for (const analysis::MeasuredKernel& k : m.groups) {
+    j.BeginObject();
+    j.F("name", k.name);
+    j.F("config", fmt::format("({},{},{}) x ({},{},{})", k.grid[0], k.grid[1], k.grid[2],
+                              k.block[0], k.block[1], k.block[2]));
+    j.F("bound", analysis::ToString(k.bound));
+    j.FI("launches", k.launches);
+    j.FI("time_ns", k.time_ns);
+    j.FN("time_share", k.time_share_ratio, 4);
+    j.FN("sm_pct", k.sm_throughput_pct, 1);
+    j.FN("mem_pct", k.memory_throughput_pct, 1);
+    j.FN("dram_pct", k.dram_throughput_pct, 1);
+    j.FN("achieved_pct", k.achieved_occupancy_pct, 1);
+    j.FN("theoretical_pct", k.theoretical_occupancy_pct, 1);
+    j.FN("est_occupancy_pct", k.est_occupancy_pct, 1);
+    std::string rules;
+    for (const analysis::MeasuredRule& r : k.rules) {
+      if (r.type == "INF") continue;
+      if (!rules.empty()) rules += "; ";
+      rules += r.rule;
+      if (!std::isnan(r.est_speedup_pct)) rules += fmt::format(" ({:.0f}%)", r.est_speedup_pct);
+    }
+    j.F("rules", rules);
+    j.EndObject();
+  }
+  j.EndArray();
+  j.EndObject();
+}
+
 void WriteDevice(Json& j, const analysis::TraceAnalysis& ta, const analysis::views::DeviceView& v,
                  int64_t origin) {
   const analysis::DeviceSummary* sum = nullptr;
@@ -534,6 +574,7 @@ std::string HtmlDataJson(const analysis::Analysis& analysis,
     j.F("hostname", ta.input.hostname);
     j.Key("merged_inputs");
     j.Strs(ta.input.merged_inputs);
+    if (ta.measured_kernels) WriteMeasuredKernels(j, *ta.measured_kernels);
     j.FI("origin_ns", origin);
     j.FI("extent_ns", ta.summary.extent_ns);
     j.Key("devices");

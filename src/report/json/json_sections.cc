@@ -11,6 +11,7 @@ const std::vector<JsonSection>& JsonSections() {
       {"step_detection", JsonPlacement::kTrace, WriteStepsJson, nullptr},
       {"compat", JsonPlacement::kTrace, WriteCompatJson, nullptr},
       {"nsys_compat", JsonPlacement::kTrace, WriteNsysCompatJson, nullptr},
+      {"measured_kernels", JsonPlacement::kTrace, WriteMeasuredKernelsJson, nullptr},
       {"diagnosis", JsonPlacement::kTrace, WriteDiagnosisJson, nullptr},
       // New sections go here.
       {"import_stats", JsonPlacement::kTrace, WriteImportStatsJson, nullptr},

@@ -60,6 +60,9 @@ void WriteStepsJson(const JsonContext& ctx, JsonWriter& w);
 void WriteCompatJson(const JsonContext& ctx, JsonWriter& w);
 // nsys_compat_section.cc: trace key "nsys_compat" (only with --compat nsys).
 void WriteNsysCompatJson(const JsonContext& ctx, JsonWriter& w);
+// measured_kernels_json.cc: trace key "measured_kernels" (only with a kernel
+// profiler's figures: Nsight Compute alone or joined to a trace).
+void WriteMeasuredKernelsJson(const JsonContext& ctx, JsonWriter& w);
 // findings_section.cc: key "diagnosis" (findings, fixes, caveats), in traces[0] only.
 void WriteDiagnosisJson(const JsonContext& ctx, JsonWriter& w);
 

@@ -10,6 +10,7 @@ const std::vector<TerminalSection>& TerminalSections() {
   // Drawing order within each placement is the order of this list.
   static const std::vector<TerminalSection> kSections = {
       {"findings", SectionPlacement::kTraceHeader, RenderFindings, nullptr},
+      {"measured_kernels", SectionPlacement::kTraceHeader, RenderMeasuredKernels, nullptr},
       {"overview", SectionPlacement::kTraceHeader, RenderTraceOverview, nullptr},
       {"device_summary", SectionPlacement::kDevice, nullptr, RenderDeviceSummary},
       {"utilization", SectionPlacement::kDevice, nullptr, RenderDeviceUtilization},

@@ -71,6 +71,8 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
 void RenderCompat(const TerminalContext& ctx, std::ostream& out);
 // nsys_compat_section.cc: `--compat nsys` tables (trace footer).
 void RenderNsysCompat(const TerminalContext& ctx, std::ostream& out);
+// measured_kernels_section.cc: the measured (ncu) per-kernel bound table.
+void RenderMeasuredKernels(const TerminalContext& ctx, std::ostream& out);
 // findings_section.cc: the diagnosis, once, in the first trace's header.
 void RenderFindings(const TerminalContext& ctx, std::ostream& out);
 

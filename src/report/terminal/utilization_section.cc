@@ -137,7 +137,9 @@ void RenderDeviceUtilization(const TerminalContext& ctx, const analysis::DeviceS
   SectionLine(ctx, out, real);
   if (device.has_events)
     SectionLine(ctx, out,
-       "  SM fill " + Pct(d->sm_fill_ratio.value) + " | est. occupancy " +
+       "  SM fill " + Pct(d->sm_fill_ratio.value) +
+           (d->occupancy_ratio.source.rfind("measured", 0) == 0 ? " | occupancy (measured, ncu) "
+                                                                : " | est. occupancy ") +
            Pct(d->occupancy_ratio.value) + " | tensor-core kernels " +
            Pct(d->tensor_core_share.value) + " of kernel time");
   if (device.has_events) RenderThroughput(ctx, device.device_id, out);

@@ -436,6 +436,29 @@
     }
   }
 
+  // ---- measured kernels (Nsight Compute) ----
+  data.traces.forEach(function (t) {
+    var m = t.measured_kernels;
+    if (!m || !m.groups.length) return;
+    var ms = section(app, 'Kernels measured (ncu): bound by speed of light',
+      m.untimed ? m.kernels + ' launches profiled one at a time by Nsight Compute (no timeline). All figures measured (ncu); est. occupancy is estimated (launch config).'
+                : m.matched_kernels + ' of ' + m.kernels + ' trace kernels matched a profiled kernel (demangled name + launch config). Figures measured (ncu); est. occupancy estimated (launch config).');
+    function pct(v) { return isNum(v) ? v.toFixed(0) + '%' : 'n/a'; }
+    table(ms, [
+      { key: 'name', label: 'kernel', title: true },
+      { key: 'bound', label: 'bound' },
+      { key: 'sm_pct', label: 'SM (measured)', num: true, fmt: pct },
+      { key: 'mem_pct', label: 'memory (measured)', num: true, fmt: pct },
+      { key: 'dram_pct', label: 'DRAM (measured)', num: true, fmt: pct },
+      { key: 'achieved_pct', label: 'occupancy (measured)', num: true, fmt: pct },
+      { key: 'theoretical_pct', label: 'theoretical (measured)', num: true, fmt: pct },
+      { key: 'est_occupancy_pct', label: 'occupancy (estimated, launch config)', num: true, fmt: pct },
+      { key: 'time_share', label: 'kernel time', num: true, fmt: function (v) { return fmtPct(v); } },
+      { key: 'config', label: 'grid x block' },
+      { key: 'rules', label: 'ncu rules (est. speedup)' }
+    ], m.groups, { sortKey: 'time_share' });
+  });
+
   // ---- ranks ----
   if (data.ranks.length) {
     var rs = section(app, 'Ranks: step time and idle per step',
