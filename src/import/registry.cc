@@ -20,6 +20,7 @@
 #include "import/smi/smi_csv_importer.h"
 #include "import/smi/smi_table_importer.h"
 #include "import/recording/recording_importer.h"
+#include "import/xplane/xplane_importer.h"
 
 namespace gpuwhy::import {
 
@@ -85,6 +86,8 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   v.push_back(std::make_unique<SmiTableImporter>());
   v.push_back(std::make_unique<SmiQueryImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
+  // JAX/XLA XSpace protobuf (*.xplane.pb): binary, no magic; a conservative sniff.
+  v.push_back(std::make_unique<XplaneImporter>());
   return v;
 }
 
