@@ -319,7 +319,7 @@ TEST_F(BadInput, XSpaceDamageIsOneLine) {
   ExpectError(Write("cut.xplane.pb.gz", Gzip(space.substr(0, space.size() - 5))), "at byte 0 declares");
   // A field after the plane with an invalid wire type (7).
   ExpectError(Write("wire.xplane.pb", space + "\x0F"),
-              "wire type 7 at byte " + std::to_string(space.size()));
+              "at byte " + std::to_string(space.size()) + " has wire type 7");
   // The plane body does not parse (its line claims more than the plane holds).
   std::string bad_plane = std::string("\x08\x01", 2) + XplaneField(2, "/device:GPU:0") + "\x1A\x7F";
   ExpectError(Write("body.xplane.pb", XplaneField(1, bad_plane)), "plane 1 (bytes 2-");
