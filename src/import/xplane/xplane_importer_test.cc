@@ -322,6 +322,19 @@ TEST(XplaneImporter, MalformedEventsAreCountedAndSkipped) {
   EXPECT_EQ(t.kernels.size(), 3u);  // fusion_1, the unknown one, the clamped one
 }
 
+TEST(XplaneImporter, NamesThatAreNotUtf8AreKept) {
+  // proto3 `string` parsing would refuse the plane; the schema is built with
+  // bytes (src/import/xplane/CMakeLists.txt), so the name comes through as is.
+  pb::XSpace space;
+  PlaneBuilder p(space.add_planes(), 0, "/device:TPU:0");
+  p.Event(p.Line(3, "XLA Ops", kT0), "fusion_\xff\xfe", 0, 1000);
+  model::Trace t;
+  Status s = Read(space, t);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.Str(t.kernels.name[0]), "fusion_\xff\xfe");
+}
+
 TEST(XplaneImporter, HoldsNothingIsOneLineNamingThePlanes) {
   pb::XSpace space;
   PlaneBuilder h(space.add_planes(), 1, "/host:CPU");
