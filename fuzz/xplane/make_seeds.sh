@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # make_seeds.sh: writes the seed corpus (corpus/) of xplane_importer_fuzzer
+# (regress_* files there are inputs the fuzzer found, kept as regressions)
 # from the text protos below with Debian's protoc (`protoc --encode`) and the
 # vendored schema. Written here, never copied from shared traces.
 set -euo pipefail

@@ -657,6 +657,20 @@ Status XplaneSplit(std::string_view bytes, const std::string& path,
                                   XplaneFramingText(bad, subject)));
 }
 
+// XplaneMessageName: a plane name as an error line shows it: control bytes
+// as \xNN (the line stays one line), at most 80 bytes, "(unnamed)" if empty.
+std::string XplaneMessageName(std::string_view name) {
+  if (name.empty()) return "(unnamed)";
+  std::string out;
+  for (char c : name.substr(0, 80)) {
+    auto u = static_cast<uint8_t>(c);
+    if (u < 0x20 || u == 0x7F) out += fmt::format("\\x{:02X}", u);
+    else out += c;
+  }
+  if (name.size() > 80) out += "...";
+  return out;
+}
+
 // XplaneMangledNote: when the bytes carry many U+FFFD sequences (binary data
 // decoded and re-encoded as UTF-8 text), a clause saying so; else "".
 std::string XplaneMangledNote(std::string_view bytes) {
@@ -815,7 +829,7 @@ Status ReadXSpaceBytes(std::string_view bytes, const std::string& path, model::T
   if (device_events == 0) {
     std::string names;
     for (size_t i = 0; i < plane_names.size() && i < 8; ++i)
-      names += fmt::format("{}{}", i ? ", " : "", plane_names[i].empty() ? "(unnamed)" : plane_names[i]);
+      names += fmt::format("{}{}", i ? ", " : "", XplaneMessageName(plane_names[i]));
     if (plane_names.size() > 8) names += fmt::format(", and {} more", plane_names.size() - 8);
     return InvalidInput(fmt::format(
         "{}: XSpace protobuf (JAX/XLA profiler) with {} plane{}{}{}{} but no GPU or TPU op, "

@@ -350,6 +350,15 @@ TEST(XplaneImporter, HoldsNothingIsOneLineNamingThePlanes) {
   EXPECT_NE(s.message().find("no /device:GPU:N or /device:TPU:N plane"), std::string::npos)
       << s.message();
 
+  // A plane name with a newline stays on the one line.
+  pb::XSpace odd;
+  PlaneBuilder(odd.add_planes(), 1, "/host:CPU\nsecond line");
+  model::Trace t3;
+  s = Read(odd, t3);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("/host:CPU\\x0Asecond line"), std::string::npos) << s.message();
+
   // A device plane whose lines are empty: the device tracer captured nothing.
   PlaneBuilder(space.add_planes(), 3, "/device:GPU:0").Line(7, "Stream #7", kT0);
   model::Trace t2;
