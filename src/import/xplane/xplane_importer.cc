@@ -195,6 +195,71 @@ struct XplaneStatValue {
   bool is_str = false;
 };
 
+// XplaneLineView: one line, its events parsed one at a time into one reused
+// XEvent as they are iterated (a line of a million events never exists as
+// objects). The XLine API the reader uses, on the line without its events.
+// An event that does not parse ends the iteration and sets failed_event().
+class XplaneLineView {
+ public:
+  XplaneLineView(const pb::XLine& head, std::string_view bytes,
+                 const std::vector<XplaneField>& events, pb::XEvent* scratch)
+      : head_(head), bytes_(bytes), events_(events), ev_(scratch) {}
+
+  int64_t id() const { return head_.id(); }
+  const std::string& name() const { return head_.name(); }
+  const std::string& display_name() const { return head_.display_name(); }
+  int64_t timestamp_ns() const { return head_.timestamp_ns(); }
+  size_t events_size() const { return events_.size(); }
+
+  class Iter {
+   public:
+    Iter(XplaneLineView* v, size_t i) : v_(v), i_(i) { Load(); }
+    const pb::XEvent& operator*() const { return *v_->ev_; }
+    Iter& operator++() {
+      ++i_;
+      Load();
+      return *this;
+    }
+    bool operator!=(const Iter& o) const { return i_ != o.i_; }
+
+   private:
+    void Load() {
+      if (i_ >= v_->events_.size()) {
+        i_ = v_->events_.size();
+        return;
+      }
+      const XplaneField& f = v_->events_[i_];
+      if (f.size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+          !v_->ev_->ParseFromArray(v_->bytes_.data() + f.begin, static_cast<int>(f.size))) {
+        v_->failed_ = &f;
+        v_->failed_index_ = i_;
+        i_ = v_->events_.size();
+      }
+    }
+    XplaneLineView* v_;
+    size_t i_;
+  };
+  struct Range {
+    XplaneLineView* v;
+    Iter begin() const { return Iter(v, 0); }
+    Iter end() const { return Iter(v, v->events_.size()); }
+  };
+  Range events() { return Range{this}; }
+
+  // failed_event: the event field that did not parse (its index in
+  // failed_index()), or nullptr.
+  const XplaneField* failed_event() const { return failed_; }
+  size_t failed_index() const { return failed_index_; }
+
+ private:
+  const pb::XLine& head_;
+  std::string_view bytes_;
+  const std::vector<XplaneField>& events_;
+  pb::XEvent* ev_;
+  const XplaneField* failed_ = nullptr;
+  size_t failed_index_ = 0;
+};
+
 // XplanePlaneReader: maps one plane into the trace. `plane` is the plane
 // without its lines; `lines` are the line fields, each parsed on its own arena
 // when it is read, so that the largest line (not the largest plane) sets the
@@ -219,21 +284,39 @@ class XplanePlaneReader {
     }
   }
 
-  // ForEachLine: fn(const pb::XLine&) for each line, parsed in turn; an error
-  // names the line that does not parse. Lines with events raise
+  // ForEachLine: fn(XplaneLineView&) for each line in turn; an error names
+  // the line or event that does not parse. Lines with events raise
   // max_line_timestamp_ns().
   template <typename Fn>
   Status ForEachLine(Fn&& fn) {
+    pb::XLine head;
+    pb::XEvent scratch;
+    std::vector<XplaneField> events;
+    std::string head_bytes;
     for (size_t i = 0; i < lines_.size(); ++i) {
       const XplaneField& f = lines_[i];
-      google::protobuf::Arena arena;
-      pb::XLine& line = *google::protobuf::Arena::CreateMessage<pb::XLine>(&arena);
-      if (f.size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-          !line.ParseFromArray(bytes_.data() + f.begin, static_cast<int>(f.size)))
+      events.clear();
+      head_bytes.clear();
+      XplaneFraming bad;
+      bool framed = XplaneFields(bytes_, f.begin, f.size, &bad, [&](const XplaneField& g) {
+        if (g.number == 4 && g.delimited) events.push_back(g);
+        else head_bytes.append(bytes_.substr(g.tag_at, g.begin + g.size - g.tag_at));
+        return true;
+      });
+      if (!framed)
+        return InvalidInput(fmt::format("{}, line {} (bytes {}-{}) does not parse as an XLine: {}",
+                                        where_, i + 1, f.begin, f.begin + f.size,
+                                        XplaneFramingText(bad)));
+      if (!head.ParseFromString(head_bytes))
         return InvalidInput(fmt::format("{}, line {} (bytes {}-{}) does not parse as an XLine",
                                         where_, i + 1, f.begin, f.begin + f.size));
-      if (line.events_size() > 0) max_line_ts_ = std::max(max_line_ts_, line.timestamp_ns());
-      fn(static_cast<const pb::XLine&>(line));
+      if (!events.empty()) max_line_ts_ = std::max(max_line_ts_, head.timestamp_ns());
+      XplaneLineView view(head, bytes_, events, &scratch);
+      fn(view);
+      if (const XplaneField* e = view.failed_event())
+        return InvalidInput(fmt::format(
+            "{}, line {}, event {} (bytes {}-{}) does not parse as an XEvent", where_, i + 1,
+            view.failed_index() + 1, e->begin, e->begin + e->size));
     }
     return Status::Ok();
   }
@@ -318,7 +401,7 @@ class XplanePlaneReader {
 
   // Span: the event's [start, end) in ns on the trace clock; false (and
   // counted) when it has no time or lies past the model's range.
-  bool Span(const pb::XLine& line, const pb::XEvent& ev, int64_t* start, int64_t* end) {
+  bool Span(const XplaneLineView& line, const pb::XEvent& ev, int64_t* start, int64_t* end) {
     if (ev.data_case() == pb::XEvent::kNumOccurrences) {
       trace_.stats.Bump(ImportStat::aggregated_event);
       return false;
@@ -392,7 +475,7 @@ class XplanePlaneReader {
       if (XplaneStartsWith(h.name, "Stream #") && h.has_events) has_streams = true;
     }
 
-    return ForEachLine([&](const pb::XLine& line) {
+    return ForEachLine([&](XplaneLineView& line) {
       const std::string& ln = line.name();
       if (XplaneStartsWith(ln, "Stream #")) {
         AddStream(device_id, line);
@@ -408,7 +491,7 @@ class XplanePlaneReader {
     });
   }
 
-  void AddStream(int32_t device_id, const pb::XLine& line) {
+  void AddStream(int32_t device_id, const XplaneLineView& line) {
     model::Stream s;
     s.device_id = device_id;
     s.stream_id = line.id();
@@ -416,7 +499,7 @@ class XplanePlaneReader {
     trace_.streams.push_back(s);
   }
 
-  void ReadKernelLine(int32_t device_id, const pb::XLine& line) {
+  void ReadKernelLine(int32_t device_id, XplaneLineView& line) {
     for (const pb::XEvent& ev : line.events()) {
       const pb::XEventMetadata* md = Metadata(ev);
       model::KernelRow k;
@@ -430,7 +513,7 @@ class XplanePlaneReader {
     }
   }
 
-  void ReadStreamLine(int32_t device_id, const pb::XLine& line) {
+  void ReadStreamLine(int32_t device_id, XplaneLineView& line) {
     for (const pb::XEvent& ev : line.events()) {
       const pb::XEventMetadata* md = Metadata(ev);
       int64_t start = 0, end = 0;
@@ -492,7 +575,7 @@ class XplanePlaneReader {
     }
   }
 
-  void ReadDeviceRangeLine(int32_t device_id, const pb::XLine& line, bool steps_line) {
+  void ReadDeviceRangeLine(int32_t device_id, XplaneLineView& line, bool steps_line) {
     for (const pb::XEvent& ev : line.events()) {
       const pb::XEventMetadata* md = Metadata(ev);
       model::RangeRow r;
@@ -509,7 +592,7 @@ class XplanePlaneReader {
 
   // ReadHostPlane: lines are threads; `kind` is what plain events are.
   Status ReadHostPlane(RangeKind kind, bool all_api) {
-    return ForEachLine([&](const pb::XLine& line) {
+    return ForEachLine([&](XplaneLineView& line) {
       if (line.events_size() == 0) return;
       model::Thread th;
       th.tid = line.id();

@@ -390,6 +390,21 @@ TEST(XplaneImporter, CorruptPlaneBodyIsOneLine) {
   EXPECT_NE(s.message().find("plane 1"), std::string::npos) << s.message();
 }
 
+TEST(XplaneImporter, CorruptEventNamesLineAndEvent) {
+  std::string b = Bytes(GpuSpace());
+  // The kernel_details stat of the first event: its str_value tag (field 5,
+  // length-delimited, 0x2A) becomes wire type 7; the line's framing holds.
+  size_t at = b.find("regs:32") - 2;
+  ASSERT_EQ(b[at], '\x2A');
+  b[at] = '\x2F';
+  model::Trace t;
+  Status s = ReadXSpaceBytes(b, "ev.xplane.pb", t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("plane 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("line 1, event 1 (bytes"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("does not parse as an XEvent"), std::string::npos) << s.message();
+}
+
 TEST(XplaneImporter, TextMangledFileSaysSo) {
   // Binary bytes >= 0x80 replaced with U+FFFD, as when the file went through
   // a UTF-8 text decoder.
