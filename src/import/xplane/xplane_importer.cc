@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -260,6 +261,12 @@ class XplaneLineView {
   size_t failed_index_ = 0;
 };
 
+// XplaneSeen: streams and threads already added, across planes.
+struct XplaneSeen {
+  std::set<std::pair<int32_t, int64_t>> streams;
+  std::set<int64_t> tids;
+};
+
 // XplanePlaneReader: maps one plane into the trace. `plane` is the plane
 // without its lines; `lines` are the line fields, each parsed on its own arena
 // when it is read, so that the largest line (not the largest plane) sets the
@@ -267,9 +274,10 @@ class XplaneLineView {
 class XplanePlaneReader {
  public:
   XplanePlaneReader(const pb::XPlane& plane, std::string_view bytes,
-                    std::vector<XplaneField> lines, std::string where, model::Trace& trace)
+                    std::vector<XplaneField> lines, std::string where, XplaneSeen* seen,
+                    model::Trace& trace)
       : plane_(plane), bytes_(bytes), lines_(std::move(lines)), where_(std::move(where)),
-        trace_(trace) {
+        seen_(seen), trace_(trace) {
     for (const auto& [id, m] : plane_.stat_metadata()) {
       stat_names_.emplace(id, m.name());
       if (m.name() == "correlation_id") correlation_ = id;
@@ -491,7 +499,10 @@ class XplanePlaneReader {
     });
   }
 
+  // AddStream: once per (device, line id): lines with one id are one
+  // timeline (xplane.proto), split or repeated.
   void AddStream(int32_t device_id, const XplaneLineView& line) {
+    if (!seen_->streams.emplace(device_id, line.id()).second) return;
     model::Stream s;
     s.device_id = device_id;
     s.stream_id = line.id();
@@ -594,10 +605,13 @@ class XplanePlaneReader {
   Status ReadHostPlane(RangeKind kind, bool all_api) {
     return ForEachLine([&](XplaneLineView& line) {
       if (line.events_size() == 0) return;
-      model::Thread th;
-      th.tid = line.id();
-      th.name = trace_.strings.Intern(line.display_name().empty() ? line.name() : line.display_name());
-      trace_.threads.push_back(th);
+      // One thread per tid: /host:CPU and /host:CUPTI name the same threads.
+      if (seen_->tids.insert(line.id()).second) {
+        model::Thread th;
+        th.tid = line.id();
+        th.name = trace_.strings.Intern(line.display_name().empty() ? line.name() : line.display_name());
+        trace_.threads.push_back(th);
+      }
       for (const pb::XEvent& ev : line.events()) {
         const pb::XEventMetadata* md = Metadata(ev);
         int64_t start = 0, end = 0;
@@ -714,6 +728,7 @@ class XplanePlaneReader {
   std::string_view bytes_;
   std::vector<XplaneField> lines_;
   std::string where_;
+  XplaneSeen* seen_;
   model::Trace& trace_;
   int64_t max_line_ts_ = std::numeric_limits<int64_t>::min();
   std::unordered_map<int64_t, std::string> stat_names_;
@@ -854,6 +869,7 @@ Status ReadXSpaceBytes(std::string_view bytes, const std::string& path, model::T
   std::vector<std::string> plane_names;
   int index = 0;
   int device_planes = 0;
+  XplaneSeen seen;
   for (const XplaneField& f : fields) {
     if (f.number == 4 && f.delimited && trace.rank.hostname == kEmptyString)
       trace.rank.hostname = trace.strings.Intern(bytes.substr(f.begin, f.size));
@@ -869,7 +885,7 @@ Status ReadXSpaceBytes(std::string_view bytes, const std::string& path, model::T
     RETURN_IF_ERROR(XplaneParsePlane(bytes, f, where, &plane, &lines));
     const std::string& name = plane.name();
     plane_names.push_back(name);
-    XplanePlaneReader reader(plane, bytes, std::move(lines), where, trace);
+    XplanePlaneReader reader(plane, bytes, std::move(lines), where, &seen, trace);
     if (auto n = XplaneDeviceOrdinal(name, "/device:GPU:")) {
       ++device_planes;
       RETURN_IF_ERROR(reader.ReadDevicePlane(*n, model::Vendor::kUnknown));

@@ -205,6 +205,9 @@ TEST(XplaneImporter, GpuPlaneStreamsKernelsCopiesAndDevice) {
   // Streams: the stream line, not XLA Ops (a GPU with streams).
   ASSERT_EQ(t.streams.size(), 1u);
   EXPECT_EQ(t.streams[0].stream_id, 7);
+  // Threads: tid 3001 of /host:CUPTI and /host:CPU is one thread.
+  ASSERT_EQ(t.threads.size(), 1u);
+  EXPECT_EQ(t.threads[0].tid, 3001);
 
   // Ranges: XLA Ops and XLA Modules as GPU annotations, the host step, the CPU op.
   int gpu_ann = 0, steps = 0, cpu_ops = 0;
