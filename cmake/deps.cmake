@@ -24,3 +24,23 @@ if(GPUWHY_CUDA_INCLUDE_DIR)
 else()
   message(STATUS "gpuwhy: CUDA toolkit not found; occupancy uses the built-in table only")
 endif()
+
+# protobuf is optional: with it (and protoc) the XSpace (*.xplane.pb) importer
+# compiles the vendored schema (third_party/xplane/xplane.proto) and links
+# libprotobuf (src/import/xplane/; nothing else sees protobuf). Without it the
+# importer is left out: such files are still recognised and refused with a
+# line saying how to enable it. -DGPUWHY_XPLANE=OFF leaves it out on purpose.
+option(GPUWHY_XPLANE "Build the JAX/XLA XSpace (*.xplane.pb) importer (needs libprotobuf-dev, protobuf-compiler)" ON)
+set(GPUWHY_HAVE_XPLANE OFF)
+if(GPUWHY_XPLANE)
+  find_package(Protobuf QUIET)
+  if(Protobuf_FOUND AND TARGET protobuf::libprotobuf AND TARGET protobuf::protoc)
+    set(GPUWHY_HAVE_XPLANE ON)
+    message(STATUS "gpuwhy: protobuf ${Protobuf_VERSION} found; XSpace (*.xplane.pb) importer on")
+  else()
+    message(STATUS "gpuwhy: protobuf/protoc not found; XSpace (*.xplane.pb) importer left out "
+                   "(apt-get install libprotobuf-dev protobuf-compiler, then reconfigure)")
+  endif()
+else()
+  message(STATUS "gpuwhy: GPUWHY_XPLANE=OFF; XSpace (*.xplane.pb) importer left out")
+endif()

@@ -18,6 +18,7 @@ PACKAGES=(
   zlib1g-dev libisal-dev libdeflate-dev libsqlite3-dev libnghttp2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev
+  libprotobuf-dev protobuf-compiler   # JAX/XLA XSpace (*.xplane.pb) importer
   gzip isal python3 time procps
   dpkg-dev file       # cpack -G DEB: dpkg-shlibdeps computes Depends from the ELF files
   python3-dev pybind11-dev  # `import gpuwhy` for the system python3 (src/python)

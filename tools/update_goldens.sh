@@ -47,6 +47,8 @@ mkdir -p tests/data/uvm
 # Bad inputs for the exit-code test: a JSON trace cut mid-event, and random text.
 head -c 1500 tests/data/legacy_2021.pt.trace.json > tests/data/bad/truncated.pt.trace.json
 printf 'this is not a trace\n' > tests/data/bad/not_a_trace.txt
+# An XSpace (JAX/XLA profiler protobuf) cut inside its first plane.
+head -c 500 fuzz/xplane/corpus/gpu_streams > tests/data/bad/truncated.xplane.pb
 # A table header whose rows match no layout, and -q -x XML cut inside a GPU block.
 printf 'Thu Dec  3 14:46:09 2026\n+----+\n| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4 |\n| garbage | row |\n' \
   > tests/data/bad/smi_table_broken.log

@@ -26,6 +26,7 @@
 #include "import/recording/recording_importer.h"
 #include "import/rocm/rocm_sqlite_importer.h"
 #include "import/rocm/rocprof_csv_importer.h"
+#include "import/xplane/xplane_importer.h"
 
 namespace gpuwhy::import {
 
@@ -99,6 +100,8 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   v.push_back(std::make_unique<SmiTableImporter>());
   v.push_back(std::make_unique<SmiQueryImporter>());
   v.push_back(std::make_unique<RecordingImporter>());
+  // JAX/XLA XSpace protobuf (*.xplane.pb): binary, no magic; a conservative sniff.
+  v.push_back(std::make_unique<XplaneImporter>());
   v.push_back(std::make_unique<RocprofCsvImporter>());
   // Last: a CSV with a header of its own, read by the meaning of its columns.
   v.push_back(std::make_unique<ScriptCsvImporter>());

@@ -7,6 +7,7 @@ std::string_view ToString(Vendor v) {
     case Vendor::kNvidia: return "nvidia";
     case Vendor::kAmd: return "amd";
     case Vendor::kIntel: return "intel";
+    case Vendor::kGoogle: return "google";
     case Vendor::kUnknown: break;
   }
   return "unknown";

@@ -7,7 +7,8 @@
 
 namespace gpuwhy::model {
 
-enum class Vendor : uint8_t { kUnknown = 0, kNvidia = 1, kAmd = 2, kIntel = 3 };
+// kGoogle: TPUs (no GPU peak table applies to them).
+enum class Vendor : uint8_t { kUnknown = 0, kNvidia = 1, kAmd = 2, kIntel = 3, kGoogle = 4 };
 
 // CopyKind: direction of a memcpy (CUPTI_ACTIVITY_MEMCPY_KIND_* order).
 // kUvm*: Unified Memory (managed memory) page migrations done by the driver

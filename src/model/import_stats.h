@@ -44,6 +44,9 @@ namespace gpuwhy::model {
   X(malformed_table_row, kDataLoss, "nvidia-smi table / -q rows (GPU, process, MIG) that could not be parsed (skipped)") \
   X(untimed_snapshot, kDataLoss, "nvidia-smi snapshots without a timestamp in a timed log (dropped)") \
   X(trace_records_dropped, kDataLoss, "CUPTI records dropped while tracing: the trace buffers were full (gpuwhy record --trace)") \
+  X(unknown_metadata_id, kDataLoss, "XSpace events or stats naming metadata their plane does not define (name or value missing)") \
+  X(aggregated_event, kInfo, "XSpace events that are aggregates (a count, no time; skipped)")  \
+  X(unmapped_plane, kInfo, "XSpace planes or lines with events gpuwhy does not model (SparseCore, custom devices, counters; skipped)") \
   X(time_out_of_range, kDataLoss, "events or samples with a time more than 2^62 ns (146 years) from the clock's zero (dropped, or that time marked missing)")
 
 enum class StatSeverity : uint8_t { kInfo, kRepaired, kDataLoss };

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "import/registry.h"
+#include "import/xplane/xplane_importer.h"
 #include "report/gwsum/gwsum_format.h"
 
 namespace gpuwhy::import {
@@ -366,6 +367,50 @@ TEST_F(BadInput, NsightComputePagesAndReports) {
   ExpectError(Write("kernels.bin", std::string("NVR\0\2\0\0\0\x08\x07\x48", 11)),
               "`ncu` is not on PATH: run `ncu --import");
   ::setenv("PATH", old_path.c_str(), 1);
+// XplaneField: protobuf field `num` with a length-delimited value, by hand (the
+// bad-input set needs no protobuf; the bytes are what protobuf writes).
+std::string XplaneField(int num, const std::string& value) {
+  std::string out(1, static_cast<char>((num << 3) | 2));
+  for (uint64_t n = value.size(); ; n >>= 7) {
+    if (n < 0x80) { out += static_cast<char>(n); break; }
+    out += static_cast<char>((n & 0x7F) | 0x80);
+  }
+  return out + value;
+}
+
+TEST_F(BadInput, XSpaceDamageIsOneLine) {
+  // An XSpace whose only plane is /device:GPU:0 with one line (id, name, one event).
+  std::string event = std::string("\x08\x01\x10\x64\x18\xE8\x07", 7);  // metadata 1, offset, dur
+  std::string line = std::string("\x08\x07", 2) + XplaneField(2, "Stream #7") + XplaneField(4, event);
+  std::string plane = std::string("\x08\x01", 2) + XplaneField(2, "/device:GPU:0") + XplaneField(3, line);
+  std::string space = XplaneField(1, plane);
+  if (!XSpaceReaderBuilt()) {
+    ExpectError(Write("nopb.xplane.pb", space), "libprotobuf-dev");
+    return;
+  }
+  // Recognised by content: the same bytes under any name.
+  ASSERT_TRUE(ImportFile(Write("ok.bin", space)).ok());
+  // Truncated: plane 1 declares more bytes than remain.
+  ExpectError(Write("cut.xplane.pb", space.substr(0, space.size() - 5)), "at byte 0 declares");
+  ExpectError(Write("cut.xplane.pb.gz", Gzip(space.substr(0, space.size() - 5))), "at byte 0 declares");
+  // A field after the plane with an invalid wire type (7).
+  ExpectError(Write("wire.xplane.pb", space + "\x0F"),
+              "at byte " + std::to_string(space.size()) + " has wire type 7");
+  // The plane body does not parse (its line claims more than the plane holds).
+  std::string bad_plane = std::string("\x08\x01", 2) + XplaneField(2, "/device:GPU:0") + "\x1A\x7F";
+  ExpectError(Write("body.xplane.pb", XplaneField(1, bad_plane)), "plane 1 (bytes 2-");
+  // Parses, but holds no device plane: what it is and what is missing.
+  std::string host = XplaneField(1, std::string("\x08\x02", 2) + XplaneField(2, "/host:CPU"));
+  ExpectError(Write("host.xplane.pb", host), "no /device:GPU:N or /device:TPU:N plane");
+  // Binary saved as text: every byte >= 0x80 became U+FFFD.
+  std::string mangled;
+  std::string big = space;
+  for (int i = 0; i < 40; ++i) big += XplaneField(4, "h\xC3\xA9\xC3\xA9\xC3\xA9");
+  for (char c : big) {
+    if (static_cast<uint8_t>(c) >= 0x80) mangled += "\xEF\xBF\xBD";
+    else mangled += c;
+  }
+  ExpectError(Write("mangled.xplane.pb", mangled), "EF BF BD");
 }
 
 TEST_F(BadInput, ExpandInputs) {

@@ -33,7 +33,7 @@ template <> constexpr uint64_t EnumMax<an::SyncApiClass>() { return 2; }
 template <> constexpr uint64_t EnumMax<model::SyncKind>() { return 4; }
 template <> constexpr uint64_t EnumMax<model::CounterKind>() { return 24; }
 template <> constexpr uint64_t EnumMax<model::CounterUnit>() { return 9; }
-template <> constexpr uint64_t EnumMax<model::Vendor>() { return 3; }
+template <> constexpr uint64_t EnumMax<model::Vendor>() { return 4; }
 template <> constexpr uint64_t EnumMax<model::StatSeverity>() { return 2; }
 template <> constexpr uint64_t EnumMax<an::StepSource>() { return 3; }
 template <> constexpr uint64_t EnumMax<an::CurveClass>() { return 5; }
