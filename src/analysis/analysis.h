@@ -59,6 +59,7 @@ struct InputInfo {
   std::string backend;         // distributed backend, empty when unknown
   std::string hostname;
   std::vector<std::string> merged_inputs;  // counter inputs merged into this trace
+  std::vector<std::string> import_notes;   // TraceInfo::import_notes
 };
 
 // TraceAnalysis: all sections for one trace (one rank).

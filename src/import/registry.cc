@@ -13,6 +13,7 @@
 
 #include "base/ascii.h"
 #include "base/input_stream.h"
+#include "import/chrome/chrome_dialects.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/nsys/nsys_importer.h"
 #include "import/nsys/nsys_report_importer.h"
@@ -73,6 +74,10 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   std::vector<std::unique_ptr<Importer>> v;
   KinetoOptions kineto;
   kineto.threads = options.parse_threads;
+  // Chrome-trace dialects other than Kineto (import/chrome/chrome_dialects.h),
+  // before Kineto, whose sniff claims any trace object or event array.
+  v.push_back(std::make_unique<TorchLegacyImporter>());
+  v.push_back(std::make_unique<RocprofJsonImporter>());
   v.push_back(std::make_unique<KinetoImporter>(kineto));
   v.push_back(std::make_unique<NsysImporter>());
   // .nsys-rep / .qdrep: through `nsys export` when nsys is on PATH.

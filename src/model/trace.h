@@ -268,6 +268,15 @@ struct TraceInfo {
   // merged_inputs: one line per counter input folded into this trace
   // (import/trace_merge.h), e.g. "gpu_log.csv (nvidia-smi-csv): 4 series, ...".
   std::vector<std::string> merged_inputs;
+  // import_notes: one line per reading choice the importer made that a
+  // reader of the report should know (e.g. which unit a Chrome trace's ts
+  // was read in); empty for most formats.
+  std::vector<std::string> import_notes;
+  // host_only_profile: the profiler recorded host activity only (e.g. a
+  // PyTorch legacy trace with no "CUDA functions" process), so the absence of
+  // GPU events says nothing about the GPU. The analysis then reports a
+  // CPU-only run with its steps, never an idle GPU.
+  bool host_only_profile = false;
   // ac2g_flow_ids: ids (= correlation ids) of Kineto flow starts ('s') of
   // category "ac2g" (launch -> GPU op links), in file order; empty when the
   // trace has none (legacy "async"/"async_cpu_to_gpu" flows, other formats).

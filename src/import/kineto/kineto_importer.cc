@@ -1372,8 +1372,8 @@ Status KinetoParser::Run() {
           head.find("\"CUDA functions\"") != std::string_view::npos)
         return ContainerError(OffsetOf(Buf() + pos_),
                               "a PyTorch legacy autograd-profiler trace (a top-level array, pid "
-                              "\"CPU functions\"), a layout gpuwhy does not read yet; profile with "
-                              "torch.profiler (Kineto) for a trace it reads");
+                              "\"CPU functions\"), not Kineto: the torch-legacy-json importer "
+                              "reads it");
       return ContainerError(OffsetOf(Buf() + pos_),
                             "the top-level JSON value is an array (a Chrome trace in array form), "
                             "not a Kineto trace object");

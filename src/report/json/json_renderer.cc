@@ -40,6 +40,12 @@ void RenderJson(const analysis::Analysis& analysis, std::ostream& out,
     w.BeginArray();
     for (const std::string& m : in.merged_inputs) w.String(m);
     w.EndArray();
+    if (!in.import_notes.empty()) {  // only formats that make reading choices write it
+      w.Key("import_notes");
+      w.BeginArray();
+      for (const std::string& m : in.import_notes) w.String(m);
+      w.EndArray();
+    }
     w.FieldInt("size_bytes", in.size_bytes);
     w.Key("clock");
     w.StringOrNull(in.clock);
