@@ -77,6 +77,7 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   // Chrome-trace dialects other than Kineto (import/chrome/chrome_dialects.h),
   // before Kineto, whose sniff claims any trace object or event array.
   v.push_back(std::make_unique<TorchLegacyImporter>());
+  v.push_back(std::make_unique<JaxTraceImporter>());
   v.push_back(std::make_unique<RocprofJsonImporter>());
   v.push_back(std::make_unique<KinetoImporter>(kineto));
   v.push_back(std::make_unique<NsysImporter>());

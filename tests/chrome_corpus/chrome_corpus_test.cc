@@ -70,5 +70,76 @@ TEST(ChromeCorpus, TorchLegacyCountsMatchSources) {
   EXPECT_EQ(files, 2) << "rows of the SOURCES.md table";
 }
 
+// rocprof/SOURCES.md describes each JSON in prose: the counts below are its
+// ("13 X events" on the HIP lane, "3 H2D/D2H copies", "210 X, 85 flow s/f
+// pairs"). Where the prose and the file differ it is said beside the check.
+TEST(ChromeCorpus, RocprofJsonCountsMatchSources) {
+  const std::string dir = kShared + "/rocprof";
+  if (!std::filesystem::exists(dir + "/SOURCES.md")) GTEST_SKIP() << "SKIPPED: " << dir << " absent";
+  const std::string sources = ReadAll(dir + "/SOURCES.md");
+  {
+    const std::string file = "shashankparsi__HIP_Programming/results.json";
+    ASSERT_NE(sources.find("HIP API lane (hipMalloc/hipMemcpy/hipFree/hipDeviceSynchronize, 13 X events), COPY lane (3 H2D/D2H copies)"),
+              std::string::npos);
+    Result<model::Trace> r = ImportFile(dir + "/" + file);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const model::Trace& t = *r;
+    EXPECT_EQ(t.info.format_version, "rocprof-v1");
+    EXPECT_EQ(t.api_calls.size() + t.ranges.size(), 13u);  // the HIP lane
+    EXPECT_EQ(t.memcpys.size(), 3u);
+    // SOURCES.md says "no kernel X event", but the file holds one: vector_add
+    // on process "GPU4" (pid "10"), the dispatch results.stats.csv lists.
+    EXPECT_EQ(t.kernels.size(), 1u);
+    EXPECT_EQ(t.kernels.device_id[0], 4);
+    // SOURCES.md counts 4 's' and 3 't' flows; the file holds 4 of each (the
+    // fourth pair is the kernel's): every GPU op is linked to its call.
+    size_t linked = 0;
+    for (size_t i = 0; i < t.memcpys.size(); ++i) linked += IsValid(t.memcpys.correlation_id[i]);
+    for (size_t i = 0; i < t.kernels.size(); ++i) linked += IsValid(t.kernels.correlation_id[i]);
+    EXPECT_EQ(linked, 4u);
+  }
+  {
+    const std::string file = "ROCm__rocmProfileData/examples/rocm-profile-data/results/matmul_result.json";
+    ASSERT_NE(sources.find("210 X, 85 flow `s`/`f` pairs, 319 counter (`C`) events"), std::string::npos);
+    Result<model::Trace> r = ImportFile(dir + "/" + file);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const model::Trace& t = *r;
+    EXPECT_EQ(t.info.format_version, "rpd");
+    const size_t gpu_ops = t.kernels.size() + t.memcpys.size() + t.memsets.size();
+    EXPECT_EQ(gpu_ops + t.api_calls.size() + t.ranges.size(), 210u);
+    size_t linked = 0;
+    for (size_t i = 0; i < t.kernels.size(); ++i) linked += IsValid(t.kernels.correlation_id[i]);
+    for (size_t i = 0; i < t.memcpys.size(); ++i) linked += IsValid(t.memcpys.correlation_id[i]);
+    for (size_t i = 0; i < t.memsets.size(); ++i) linked += IsValid(t.memsets.correlation_id[i]);
+    EXPECT_EQ(linked, 85u);
+    size_t samples = 0;
+    for (const model::CounterSeries& c : t.counters) samples += c.ts_ns.size();
+    EXPECT_EQ(t.stats.Get(model::ImportStat::counter_event), 319u);
+    EXPECT_GE(samples, 319u);
+  }
+  {
+    // "Degenerate rocprof v1 JSON": refused in one line, never an idle GPU.
+    const std::string file =
+        "amd__HPCTrainingExamples/rocm-blogs-codes/seismic-stencils/examples/.xr/"
+        "13-12-2023_15:20:58_stencils_R_4_vec_2.x_512_512_512_100_64_64_1/results.json";
+    Result<model::Trace> r = ImportFile(dir + "/" + file);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("without trace events"), std::string::npos);
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  }
+}
+
+// jax/SOURCES.md: no JAX trace JSON exists in the corpus (only a TPU
+// xplane.pb, read by the xplane importer): the folder must not hold a JSON
+// this test should have read.
+TEST(ChromeCorpus, JaxFolderHoldsNoTraceJson) {
+  const std::string dir = kShared + "/jax";
+  if (!std::filesystem::exists(dir + "/SOURCES.md")) GTEST_SKIP() << "SKIPPED: " << dir << " absent";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.find(".json"), std::string::npos) << "a JAX JSON sample arrived: add its counts: " << name;
+  }
+}
+
 }  // namespace
 }  // namespace gpuwhy::import

@@ -125,7 +125,8 @@ void ChromeIdOf(od::value& v, od::json_type t, ChromeId* id) {
 }
 
 // ChromeTimeOf: ts/dur as µs text (a number, or a string holding one) to ns.
-void ChromeTimeOf(od::value& v, od::json_type t, int64_t* ns, bool* bad) {
+void ChromeTimeOf(od::value& v, od::json_type t, int64_t* ns, bool* bad,
+                  std::string_view* text_out) {
   std::string_view text;
   if (t == od::json_type::number) {
     text = ChromeTrimWs(v.raw_json_token());
@@ -133,6 +134,7 @@ void ChromeTimeOf(od::value& v, od::json_type t, int64_t* ns, bool* bad) {
     if (v.get_string().get(text) != simdjson::SUCCESS) text = {};
     text = ChromeTrimWs(text);
   }
+  *text_out = text;
   if (text.empty() || !MicrosTextToNs(text, ns)) {
     *ns = kMissingI64;
     *bad = true;
@@ -196,8 +198,8 @@ simdjson::error_code ChromeTokenizer::Event(od::object& obj, ChromeEvent* ev) {
     od::value v = field.value();
     od::json_type t;
     if (auto e = v.type().get(t)) return e;
-    if (key.size() > 4) {
-      if (key == "args") {
+    if (key.size() == 4 && key == "args") {
+      {
         ev->has_args = true;
         if (t != od::json_type::object) {
           ev->args_bad = true;
@@ -235,13 +237,13 @@ simdjson::error_code ChromeTokenizer::Event(od::object& obj, ChromeEvent* ev) {
     switch (key.size()) {
       case 2:
         if (key == "ph") ChromeStringOf(v, t, &ev->ph);
-        else if (key == "ts") ChromeTimeOf(v, t, &ev->ts_ns, &ev->ts_bad);
+        else if (key == "ts") ChromeTimeOf(v, t, &ev->ts_ns, &ev->ts_bad, &ev->ts_text);
         else if (key == "id") ChromeIdOf(v, t, &ev->id);
         else if (key == "bp") ChromeStringOf(v, t, &ev->bp);
         break;
       case 3:
         if (key == "cat") ChromeStringOf(v, t, &ev->cat);
-        else if (key == "dur") ChromeTimeOf(v, t, &ev->dur_ns, &ev->dur_bad);
+        else if (key == "dur") ChromeTimeOf(v, t, &ev->dur_ns, &ev->dur_bad, &ev->dur_text);
         else if (key == "pid") ChromeIdOf(v, t, &ev->pid);
         else if (key == "tid") ChromeIdOf(v, t, &ev->tid);
         break;

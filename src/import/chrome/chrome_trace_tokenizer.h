@@ -56,6 +56,9 @@ struct ChromeEvent {
   // (ts_bad / dur_bad then say it was present but unusable).
   int64_t ts_ns = kMissingI64, dur_ns = kMissingI64;
   bool ts_bad = false, dur_bad = false;
+  // ts_text / dur_text: the number as written (without quotes), for
+  // dialects that decide the unit from the data.
+  std::string_view ts_text, dur_text;
   bool has_args = false;
   bool args_bad = false;  // "args" present but not an object
   std::span<const ChromeArg> args;
