@@ -34,7 +34,10 @@ bool ChromeParseInt(std::string_view t, int64_t* out) {
 // ChromeReadAll: the whole decompressed stream, with simdjson's padding
 // reserved after it.
 Status ChromeReadAll(InputStream& in, std::string* out) {
-  size_t cap = in.compressed() ? size_t{1} << 20 : static_cast<size_t>(in.raw_size()) + 1;
+  // A plain file is read in one buffer sized for it and the padding (no
+  // reallocation, no copy); gzip grows by doubling.
+  size_t cap = in.compressed() ? size_t{1} << 20
+                               : static_cast<size_t>(in.raw_size()) + 1 + simdjson::SIMDJSON_PADDING;
   out->resize(std::max<size_t>(cap, 4096));
   size_t len = 0;
   for (;;) {
@@ -43,8 +46,8 @@ Status ChromeReadAll(InputStream& in, std::string* out) {
     if (got == 0) break;
     len += got;
   }
-  out->resize(len);
-  out->reserve(len + simdjson::SIMDJSON_PADDING);
+  out->resize(len);  // keeps the capacity
+  if (out->capacity() < len + simdjson::SIMDJSON_PADDING) out->reserve(len + simdjson::SIMDJSON_PADDING);
   return Status::Ok();
 }
 
