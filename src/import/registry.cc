@@ -13,6 +13,7 @@
 
 #include "base/ascii.h"
 #include "base/input_stream.h"
+#include "import/chrome/chrome_dialects.h"
 #include "import/kineto/kineto_importer.h"
 #include "import/ncu/ncu_csv_importer.h"
 #include "import/ncu/ncu_report_importer.h"
@@ -80,6 +81,11 @@ std::vector<std::unique_ptr<Importer>> BuiltinImporters(const ImportOptions& opt
   std::vector<std::unique_ptr<Importer>> v;
   KinetoOptions kineto;
   kineto.threads = options.parse_threads;
+  // Chrome-trace dialects other than Kineto (import/chrome/chrome_dialects.h),
+  // before Kineto, whose sniff claims any trace object or event array.
+  v.push_back(std::make_unique<TorchLegacyImporter>());
+  v.push_back(std::make_unique<JaxTraceImporter>());
+  v.push_back(std::make_unique<RocprofJsonImporter>());
   v.push_back(std::make_unique<KinetoImporter>(kineto));
   // SQLite files: import/sqlite_kind.h tells each importer its own kind.
   v.push_back(std::make_unique<RocpdImporter>());

@@ -300,6 +300,11 @@ struct TraceInfo {
   // had to judge (a script CSV's columns read by meaning: "`util` read as GPU
   // utilization %"; a scrape without times: "sample indexes, no time axis").
   std::vector<std::string> import_notes;
+  // host_only_profile: the profiler recorded host activity only (e.g. a
+  // PyTorch legacy trace with no "CUDA functions" process), so the absence of
+  // GPU events says nothing about the GPU. The analysis then reports a
+  // CPU-only run with its steps, never an idle GPU.
+  bool host_only_profile = false;
   // ac2g_flow_ids: ids (= correlation ids) of Kineto flow starts ('s') of
   // category "ac2g" (launch -> GPU op links), in file order; empty when the
   // trace has none (legacy "async"/"async_cpu_to_gpu" flows, other formats).

@@ -24,7 +24,7 @@ auto Fields(const RankInfo& r) {
 }
 auto Fields(const TraceInfo& i) {
   return std::tie(i.source_path, i.format, i.format_version, i.clock, i.base_time_ns,
-                  i.capture_start_ns, i.capture_end_ns, i.merged_inputs, i.import_notes,
+                  i.capture_start_ns, i.capture_end_ns, i.merged_inputs, i.import_notes, i.host_only_profile,
                   i.ac2g_flow_ids,
                   i.cuda_runtime_version, i.cuda_driver_version, i.cupti_version);
 }

@@ -157,6 +157,43 @@ TEST_F(BadInput, EventLevelTypeErrorsAreCountedNotFatal) {
   EXPECT_EQ(r->stats.Get(model::ImportStat::bad_field_type), 1u);
 }
 
+// Chrome-trace dialects (import/chrome): a broken container is one line with
+// the byte offset; a file that parses but holds nothing says what it looks
+// like and what is missing.
+TEST_F(BadInput, ChromeDialectsBrokenOrEmpty) {
+  // PyTorch legacy (top-level array, "CPU functions").
+  std::string legacy =
+      R"([{"name": "aten::mm", "ph": "X", "ts": 1, "dur": 2, "tid": 1, "pid": "CPU functions"}, )"
+      R"({"name": "aten::add", "ph": "X", "ts": 4, "dur": 2, "tid": 1, "pid": "CPU functions"}])";
+  for (size_t cut : {legacy.size() / 2, legacy.size() - 1}) {
+    ExpectError(Write("legacy_cut_" + std::to_string(cut) + ".json", legacy.substr(0, cut)),
+                "truncated JSON at byte " + std::to_string(cut));
+    ExpectError(Write("legacy_cut_" + std::to_string(cut) + ".json.gz", Gzip(legacy.substr(0, cut))),
+                "truncated JSON at byte " + std::to_string(cut));
+  }
+  std::string bad = legacy;
+  bad.replace(bad.find("\"ts\": 4"), 7, "\"ts\" 4");
+  ExpectError(Write("legacy_syntax.json", bad), "invalid JSON at byte " + std::to_string(legacy.find("\"ts\": 4") + 5));
+  ExpectError(Write("legacy_empty.json", R"([{"name": "x", "ph": "i", "ts": 1, "pid": "CPU functions"}])"),
+              "PyTorch legacy autograd-profiler trace");
+  // JAX / XLA.
+  const std::string jax_meta =
+      R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}})";
+  ExpectError(Write("jax_cut.json", jax_meta), "truncated JSON at byte " + std::to_string(jax_meta.size()));
+  ExpectError(Write("jax_empty.json", jax_meta + "]}"), "a JAX/XLA trace");
+  ExpectError(Write("jax_te.json", R"({"x":{"name":"/device:GPU:0"},"traceEvents":3})"),
+              "traceEvents is not an array");
+  // rocprof v1 / RPD.
+  const std::string roc =
+      R"({"traceEvents":[{},{"args":{"name":"CPU HIP API"},"ph":"M","pid":2,"name":"process_name"})";
+  ExpectError(Write("roc_cut.json", roc), "truncated JSON at byte " + std::to_string(roc.size()));
+  ExpectError(Write("roc_empty.json", roc + "]}"), "but no HIP call, kernel or copy");
+  ExpectError(Write("roc_bare.json", ",{\"args\":{\"name\":\"COPY\"},\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\"}\n"),
+              "without trace events");
+  ExpectError(Write("rpd_trailing.json", R"([ {}, {"pid":"2","name":"k","ph":"X","ts":"1","dur":"1","args":{"desc":"KernelExecution"}} ] x)"),
+              "invalid JSON at byte ");
+}
+
 TEST_F(BadInput, CorruptAndTruncatedGzip) {
   // Big enough that the corruption is past the 64 KiB sniffing prefix.
   std::string gz = Gzip(ValidTrace(20000));

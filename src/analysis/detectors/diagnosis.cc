@@ -269,6 +269,16 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   std::tie(r.extent_start_ns, r.extent_end_ns) = trace.TimeExtent();
   r.has_gpu_events = !tl.devices.empty();
   r.has_counters = !trace.counters.empty();
+  r.host_only_profile = trace.info.host_only_profile;
+  if (r.host_only_profile) {
+    int64_t total_ns = 0;
+    for (size_t i = 0; i < trace.ranges.size(); ++i) {
+      if (!IsValid(trace.ranges.step[i])) continue;
+      ++r.host_steps;
+      total_ns += trace.ranges.end_ns[i] - trace.ranges.start_ns[i];
+    }
+    if (r.host_steps > 0) r.host_step_mean_ns = total_ns / r.host_steps;
+  }
   if (r.has_gpu_events) r.first_comm_end_ns = FirstCommEnd(trace);
   DetectorInput in{trace, tl, r.trace_rank, options.throughput};
   // The detectors are pure functions of the same input, so two threads take
@@ -636,6 +646,17 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
         dx.top_line = util + "; no cause visible in the counters costs more than 5% of the span.";
       }
     }
+  } else if (pd == nullptr && r0 != nullptr && r0->host_only_profile) {
+    // The profiler never looked at a GPU: not an idle GPU.
+    dx.bottleneck = "cpu_only";
+    if (dx.scenario_inferred) dx.scenario_reason = "CPU-only run";
+    dx.step_count = r0->host_steps;
+    dx.top_line = "CPU-only run: the profiler recorded host activity only (" +
+                  (r0->host_steps > 0 ? std::to_string(r0->host_steps) + " step" +
+                                            (r0->host_steps == 1 ? "" : "s") + ", " +
+                                            FormatMs(r0->host_step_mean_ns) + " per step"
+                                      : std::string("no steps marked")) +
+                  "); no GPU was profiled, so there is nothing to say about GPU use.";
   } else if (pd == nullptr) {
     dx.bottleneck = "idle";
     dx.top_line = "No GPU activity in the trace: nothing ran on the GPU while it was profiled.";

@@ -65,6 +65,11 @@ struct RankDigest {
   int64_t first_comm_end_ns = kMissingI64;  // end of the first communication kernel
   bool has_gpu_events = false;       // a rank (not a counter log)
   bool has_counters = false;         // trace.counters is not empty
+  // TraceInfo::host_only_profile, with the host's step ranges (ranges with a
+  // step number): their count and mean length (kMissingI64 without steps).
+  bool host_only_profile = false;
+  int32_t host_steps = 0;
+  int64_t host_step_mean_ns = kMissingI64;
   int64_t longest_marked_step_ns = 0;  // max mean step over devices with step markers
   // findings: every per-trace detector's findings, predictions set; `rank`
   // fields carry trace_rank (DiagnoseDigests numbers missing ones by input).

@@ -1,5 +1,7 @@
 #include "import/kineto/kineto_importer.h"
 
+#include "import/chrome/chrome_dialects.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -1098,6 +1100,7 @@ class KinetoParser {
   uint64_t bytes() const { return base_off_ + len_; }
   uint64_t segments() const { return segments_; }
   bool serial_fallback() const { return serial_fallback_; }
+  bool jax_layout() const { return jax_layout_; }
 
  private:
   // Segment mode: a worker's parser over one SegmentJob (no stream reads).
@@ -1224,6 +1227,7 @@ class KinetoParser {
   ArrayState segment_state_ = ArrayState::kElem;
   uint64_t segments_ = 0;
   bool serial_fallback_ = false;
+  mutable bool jax_layout_ = false;  // UnmappedLayout found JAX/XLA device processes
   std::vector<StringId> remap_;
   // Learned separators of events' keys and of their args' keys.
   bool learn_ = true;  // KinetoOptions::learn_repeats
@@ -1372,8 +1376,8 @@ Status KinetoParser::Run() {
           head.find("\"CUDA functions\"") != std::string_view::npos)
         return ContainerError(OffsetOf(Buf() + pos_),
                               "a PyTorch legacy autograd-profiler trace (a top-level array, pid "
-                              "\"CPU functions\"), a layout gpuwhy does not read yet; profile with "
-                              "torch.profiler (Kineto) for a trace it reads");
+                              "\"CPU functions\"), not Kineto: the torch-legacy-json importer "
+                              "reads it");
       return ContainerError(OffsetOf(Buf() + pos_),
                             "the top-level JSON value is an array (a Chrome trace in array form), "
                             "not a Kineto trace object");
@@ -1459,11 +1463,11 @@ Status KinetoParser::UnmappedLayout() const {
     if (count++ < 2) devices += (devices.empty() ? "" : ", ") + std::string(name);
   }
   if (count == 0) return Status::Ok();
+  jax_layout_ = true;
   return InvalidInput(in_.path() + ": a JAX/XLA profile (" + std::to_string(count) +
                       " device process" + (count == 1 ? "" : "es") + ": " + devices +
                       (count > 2 ? ", ..." : "") +
-                      "), a layout gpuwhy does not map to GPU events yet; its GPU work would "
-                      "otherwise read as none");
+                      "), not Kineto: the jax-trace-json importer reads it");
 }
 
 Status KinetoParser::TopLevelValue(const std::string& key) {
@@ -3164,13 +3168,24 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
     scan->reserve_factor = parser.reserve_factor();
     scan->segments = parser.segments();
     scan->serial_fallback = parser.serial_fallback();
+    scan->jax_layout = parser.jax_layout();
   }
   return st;
 }
 
 Status KinetoImporter::Read(const SourceInfo& src, model::Trace& trace) {
   ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, options_.stream));
-  RETURN_IF_ERROR(ReadKinetoStream(*in, options_, trace));
+  KinetoScanStats scan;
+  Status st = ReadKinetoStream(*in, options_, trace, &scan);
+  if (!st.ok() && scan.jax_layout) {
+    // A JAX/XLA profile whose device names came after the sniffed prefix:
+    // its dialect reads it from the start.
+    trace = model::Trace();
+    in.reset();
+    ASSIGN_OR_RETURN(std::unique_ptr<InputStream> again, OpenInputStream(src.path));
+    st = ReadJaxTraceStream(*again, trace);
+  }
+  RETURN_IF_ERROR(st);
   trace.info.source_path = src.path;
   return Status::Ok();
 }

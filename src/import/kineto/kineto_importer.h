@@ -77,6 +77,10 @@ struct KinetoScanStats {
   // event boundary (a string held "},{"), so the rest was parsed on one thread.
   uint64_t segments = 0;
   bool serial_fallback = false;
+  // jax_layout: the document was refused as a JAX/XLA profile (device
+  // processes, no event Kineto maps); KinetoImporter::Read then reads it
+  // with the jax-trace-json dialect.
+  bool jax_layout = false;
 };
 
 // ReadKinetoStream: parse a Kineto JSON document from `in` into `trace` (which

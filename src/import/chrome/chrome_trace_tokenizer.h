@@ -1,0 +1,102 @@
+// Chrome Trace Event tokenizer: reads a Chrome trace document and hands its
+// events, one at a time, as views of their fields to a dialect mapping
+// (torch_legacy_dialect.cc, jax_dialect.cc, rocprof_json_dialect.cc).
+//
+// Contract: reads both container forms, `{"traceEvents": [...], ...}` and a
+// top-level array `[...]`, plain or gzip (base/input_stream), and accepts
+// empty `{}` events, a trailing comma, and numbers given as strings
+// ("ts": "622109046136"). Parsing is simdjson On-Demand over the whole
+// decompressed document (one buffer; the views an event hands out stay valid
+// until ReadChromeTrace returns). A broken container (not JSON, truncated,
+// traceEvents not an array, top level neither object nor array) is one
+// Status naming the path and the decompressed byte offset; a gzip error is
+// reported as such. Elements that are not objects bump malformed_event and are
+// skipped. Kineto traces keep their own streaming parser
+// (import/kineto/kineto_importer.h), which is faster on their size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/input_stream.h"
+#include "base/status.h"
+#include "base/units.h"
+#include "model/import_stats.h"
+
+namespace gpuwhy::import {
+
+// ChromeId: a pid/tid/id field. num is set when the JSON gave an integer or a
+// string holding only an integer ("19147"); str holds the text of any string
+// ("CPU functions", "19147").
+struct ChromeId {
+  int64_t num = kMissingI64;
+  std::string_view str;
+  bool present = false;
+};
+
+// ChromeArg: one key of an event's args. For a string value `text` is the
+// unescaped string (is_string true); for any other value, its raw JSON text.
+struct ChromeArg {
+  std::string_view key;
+  std::string_view text;
+  bool is_string = false;
+};
+
+// ChromeEvent: one element of the events array, as views into the document.
+struct ChromeEvent {
+  uint64_t index = 0;  // position in the events array (0-based)
+  std::string_view ph, cat, name, bp;
+  ChromeId pid, tid, id;
+  // ts_ns / dur_ns: the value read as µs (the Trace Event Format's unit),
+  // converted exactly to ns; kMissingI64 when absent or not a number
+  // (ts_bad / dur_bad then say it was present but unusable).
+  int64_t ts_ns = kMissingI64, dur_ns = kMissingI64;
+  bool ts_bad = false, dur_bad = false;
+  // ts_text / dur_text: the number as written (without quotes), for
+  // dialects that decide the unit from the data.
+  std::string_view ts_text, dur_text;
+  bool has_args = false;
+  bool args_bad = false;  // "args" present but not an object
+  std::span<const ChromeArg> args;
+
+  // Arg: the arg named `key`, or nullptr.
+  const ChromeArg* Arg(std::string_view key) const;
+  // ArgText: its text ("" when absent).
+  std::string_view ArgText(std::string_view key) const;
+  // ArgInt: its value when it is an integer or a string holding one, else
+  // kMissingI64.
+  int64_t ArgInt(std::string_view key) const;
+};
+
+// ChromeDocument: what the tokenizer saw around the events.
+struct ChromeDocument {
+  bool array_form = false;           // top-level array (no traceEvents object)
+  std::string display_time_unit;     // "ns" / "ms" when the object says so
+  std::vector<std::string> top_keys; // keys of the top-level object, in order
+  uint64_t events = 0;               // elements of the events array
+  uint64_t json_bytes = 0;           // decompressed bytes parsed
+};
+
+// ChromeEventFn: called once per object element of the events array.
+using ChromeEventFn = std::function<void(const ChromeEvent&)>;
+
+// ReadChromeTrace: parse the whole of `in` as a Chrome trace, calling `fn`
+// for each event object in file order; non-object elements bump
+// stats.malformed_event. On error returns one Status (path + byte offset).
+Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
+                       const ChromeEventFn& fn);
+
+// ChromeJsonErrorOffset: the decompressed byte offset of the first JSON
+// syntax error in `json` and what it is, for error lines; npos with an empty
+// `what` when the text parses. Truncation reports json.size().
+size_t ChromeJsonErrorOffset(std::string_view json, std::string* what);
+
+// ChromeTraceHead: for sniffers: the first non-whitespace byte of `prefix`
+// ('{' or '['; 0 when neither), after an optional UTF-8 byte-order mark.
+char ChromeTraceHead(std::string_view prefix);
+
+}  // namespace gpuwhy::import

@@ -1,0 +1,398 @@
+// JAX / XLA trace viewer JSON (chrome_dialects.h).
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "import/chrome/chrome_dialects.h"
+#include "import/chrome/chrome_trace_tokenizer.h"
+
+namespace gpuwhy::import {
+
+namespace {
+
+using model::ImportStat;
+using model::RangeKind;
+
+int32_t JaxToI32(int64_t v) {
+  if (!IsValid(v) || v <= std::numeric_limits<int32_t>::min() ||
+      v > std::numeric_limits<int32_t>::max())
+    return kMissingI32;
+  return static_cast<int32_t>(v);
+}
+
+// JaxLeadingInt: the integer at the start of `s` (digits only), or kMissingI64.
+int64_t JaxLeadingInt(std::string_view s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr != s.data() ? v : kMissingI64;
+}
+
+enum class JaxDeviceKind : uint8_t { kNone, kGpu, kTpu };
+
+// JaxDeviceOf: "/device:GPU:3" (optionally followed by a description) ->
+// {kGpu, 3}; TPUs likewise; anything else kNone.
+std::pair<JaxDeviceKind, int32_t> JaxDeviceOf(std::string_view process) {
+  for (auto [prefix, kind] : {std::pair<std::string_view, JaxDeviceKind>{"/device:GPU:", JaxDeviceKind::kGpu},
+                              {"/device:TPU:", JaxDeviceKind::kTpu}}) {
+    if (process.substr(0, prefix.size()) != prefix) continue;
+    int32_t n = JaxToI32(JaxLeadingInt(process.substr(prefix.size())));
+    if (IsValid(n)) return {kind, n};
+  }
+  return {JaxDeviceKind::kNone, kMissingI32};
+}
+
+// JaxStreamOf: N of a GPU line named "Stream #N" or "Stream #N(Compute)".
+int64_t JaxStreamOf(std::string_view line) {
+  constexpr std::string_view kPrefix = "Stream #";
+  if (line.substr(0, kPrefix.size()) != kPrefix) return kMissingI64;
+  return JaxLeadingInt(line.substr(kPrefix.size()));
+}
+
+// JaxDims: "x,y,z" after `key` in an xprof kernel_details string
+// ("regs:32 static_shared:0 dynamic_shared:0 grid:128,1,1 block:256,1,1 ...").
+bool JaxDims(std::string_view details, std::string_view key, int32_t out[3]) {
+  size_t at = details.find(key);
+  if (at == std::string_view::npos || (at > 0 && details[at - 1] != ' ')) return false;
+  std::string_view rest = details.substr(at + key.size());
+  for (int i = 0; i < 3; ++i) {
+    int64_t v = JaxLeadingInt(rest);
+    out[i] = JaxToI32(v);
+    if (!IsValid(out[i])) return false;
+    size_t comma = rest.find_first_not_of("0123456789");
+    if (i < 2) {
+      if (comma == std::string_view::npos || rest[comma] != ',') return false;
+      rest = rest.substr(comma + 1);
+    }
+  }
+  return true;
+}
+
+int64_t JaxDetail(std::string_view details, std::string_view key) {
+  size_t at = details.find(key);
+  if (at == std::string_view::npos || (at > 0 && details[at - 1] != ' ')) return kMissingI64;
+  return JaxLeadingInt(details.substr(at + key.size()));
+}
+
+// JaxCopyKind: the direction in a GPU copy's name ("MemcpyHtoD", "memcpy DtoH").
+model::CopyKind JaxCopyKind(std::string_view name) {
+  if (name.find("HtoD") != std::string_view::npos) return model::CopyKind::kHtoD;
+  if (name.find("DtoH") != std::string_view::npos) return model::CopyKind::kDtoH;
+  if (name.find("DtoD") != std::string_view::npos) return model::CopyKind::kDtoD;
+  if (name.find("HtoH") != std::string_view::npos) return model::CopyKind::kHtoH;
+  if (name.find("PtoP") != std::string_view::npos || name.find("Peer") != std::string_view::npos)
+    return model::CopyKind::kPtoP;
+  return model::CopyKind::kUnknown;
+}
+
+bool JaxContainsCi(std::string_view s, std::string_view word) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return std::search(s.begin(), s.end(), word.begin(), word.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != s.end();
+}
+
+class JaxMapper {
+ public:
+  explicit JaxMapper(model::Trace& t) : t_(t) {}
+  void Event(const ChromeEvent& ev);
+  Status Finish(const std::string& path, const ChromeDocument& doc);
+
+ private:
+  struct Pending {  // an X event waiting for the process/thread names and the unit
+    int64_t pid, tid;
+    int64_t ts_us_ns, dur_us_ns;  // the values read as µs, in ns (missing on overflow)
+    int64_t ts_int, dur_int;      // the values as integers when written so
+    StringId name;
+    int64_t step_num, correlation_id, group_id;
+    std::string kernel_details;
+  };
+
+  void Map(const Pending& p, bool ns_unit);
+
+  model::Trace& t_;
+  std::map<int64_t, std::string> process_;
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_;
+  std::vector<Pending> pending_;
+  std::map<int32_t, bool> device_has_streams_;  // a device with "Stream #N" lines
+  bool fractional_ = false;    // some ts/dur had a fraction: µs with ns digits
+  bool us_overflow_ = false;   // some integer ts read as µs would pass year 2262
+  uint64_t device_ops_ = 0, host_events_ = 0, steps_ = 0;
+};
+
+void JaxMapper::Event(const ChromeEvent& ev) {
+  if (ev.ph.size() != 1) {
+    if (!ev.ph.empty() || ev.has_args || !ev.name.empty()) t_.stats.Bump(ImportStat::unknown_phase);
+    return;  // "{}"
+  }
+  switch (ev.ph[0]) {
+    case 'M': {
+      t_.stats.Bump(ImportStat::metadata_event);
+      std::string_view n = ev.ArgText("name");
+      if (ev.name == "process_name" && IsValid(ev.pid.num)) process_[ev.pid.num] = std::string(n);
+      if (ev.name == "thread_name" && IsValid(ev.pid.num) && IsValid(ev.tid.num))
+        thread_[{ev.pid.num, ev.tid.num}] = std::string(n);
+      return;
+    }
+    case 'X':
+      break;
+    case 's':
+    case 't':
+    case 'f':
+      t_.stats.Bump(ImportStat::flow_event);  // the link is correlation_id in args
+      return;
+    case 'C':
+      t_.stats.Bump(ImportStat::counter_event);
+      return;
+    default:
+      t_.stats.Bump(ImportStat::unknown_phase);
+      return;
+  }
+  Pending p;
+  p.ts_int = JaxLeadingInt(ev.ts_text);
+  if (!IsValid(ev.ts_ns) && !(ev.ts_bad && IsValid(p.ts_int))) {
+    t_.stats.Bump(ev.ts_bad ? ImportStat::bad_field_type : ImportStat::missing_ts);
+    return;
+  }
+  p.dur_int = JaxLeadingInt(ev.dur_text);
+  if (!IsValid(ev.dur_ns) && !(ev.dur_bad && IsValid(p.dur_int))) {
+    t_.stats.Bump(ev.dur_bad ? ImportStat::bad_field_type : ImportStat::missing_dur);
+    return;
+  }
+  if (!IsValid(ev.pid.num)) {
+    t_.stats.Bump(ImportStat::bad_field_type);
+    return;
+  }
+  auto whole = [](std::string_view text) {
+    return text.find_first_of(".eE") == std::string_view::npos;
+  };
+  if (!whole(ev.ts_text) || !whole(ev.dur_text)) fractional_ = true;
+  if (!IsValid(ev.ts_ns) || !PlausibleTimeNs(ev.ts_ns)) us_overflow_ = true;
+  p.pid = ev.pid.num;
+  p.tid = ev.tid.num;
+  p.ts_us_ns = ev.ts_ns;
+  p.dur_us_ns = ev.dur_ns;
+  p.name = t_.strings.Intern(ev.name);
+  p.step_num = ev.ArgInt("step_num");
+  p.correlation_id = ev.ArgInt("correlation_id");
+  p.group_id = ev.ArgInt("group_id");
+  p.kernel_details = std::string(ev.ArgText("kernel_details"));
+  pending_.push_back(std::move(p));
+}
+
+void JaxMapper::Map(const Pending& p, bool ns_unit) {
+  int64_t start = ns_unit ? p.ts_int : p.ts_us_ns;
+  int64_t dur = ns_unit ? p.dur_int : p.dur_us_ns;
+  if (!IsValid(start) || !IsValid(dur)) {
+    t_.stats.Bump(ImportStat::bad_field_type);
+    return;
+  }
+  if (dur < 0) {
+    t_.stats.Bump(ImportStat::negative_dur);
+    dur = 0;
+  }
+  int64_t end = 0;
+  if (__builtin_add_overflow(start, dur, &end) || !PlausibleTimeNs(start) || !PlausibleTimeNs(end)) {
+    t_.stats.Bump(ImportStat::time_out_of_range);
+    return;
+  }
+  auto proc = process_.find(p.pid);
+  const std::string_view pname = proc != process_.end() ? std::string_view(proc->second) : "";
+  auto line_it = thread_.find({p.pid, p.tid});
+  const std::string_view line = line_it != thread_.end() ? std::string_view(line_it->second) : "";
+  const auto [kind, device] = JaxDeviceOf(pname);
+  const std::string_view name = t_.Str(p.name);
+
+  if (kind != JaxDeviceKind::kNone) {
+    const int64_t stream = JaxStreamOf(line);
+    // A TPU (or a GPU trace without stream lines) shows its work as "XLA Ops".
+    const bool op_line = line == "XLA Ops" && !device_has_streams_[device];
+    if (IsValid(stream) || op_line) {
+      ++device_ops_;
+      const int64_t sid = IsValid(stream) ? stream : p.tid;
+      if (IsValid(stream) && JaxContainsCi(name, "memcpy")) {
+        model::MemcpyRow m;
+        m.device_id = device;
+        m.stream_id = sid;
+        m.start_ns = start;
+        m.end_ns = end;
+        m.correlation_id = p.correlation_id;
+        m.copy_kind = JaxCopyKind(name);
+        if (m.copy_kind == model::CopyKind::kUnknown) t_.stats.Bump(ImportStat::unknown_memcpy_kind);
+        t_.memcpys.Append(m);
+        return;
+      }
+      if (IsValid(stream) && JaxContainsCi(name, "memset")) {
+        model::MemsetRow m;
+        m.device_id = device;
+        m.stream_id = sid;
+        m.start_ns = start;
+        m.end_ns = end;
+        m.correlation_id = p.correlation_id;
+        t_.memsets.Append(m);
+        return;
+      }
+      model::KernelRow k;
+      k.device_id = device;
+      k.stream_id = sid;
+      k.start_ns = start;
+      k.end_ns = end;
+      k.name = p.name;
+      k.correlation_id = p.correlation_id;
+      int32_t dims[3];
+      if (JaxDims(p.kernel_details, "grid:", dims)) {
+        k.grid_x = dims[0];
+        k.grid_y = dims[1];
+        k.grid_z = dims[2];
+      }
+      if (JaxDims(p.kernel_details, "block:", dims)) {
+        k.block_x = dims[0];
+        k.block_y = dims[1];
+        k.block_z = dims[2];
+      }
+      k.registers_per_thread = JaxToI32(JaxDetail(p.kernel_details, "regs:"));
+      const int64_t smem_s = JaxDetail(p.kernel_details, "static_shared:");
+      const int64_t smem_d = JaxDetail(p.kernel_details, "dynamic_shared:");
+      if (IsValid(smem_s) && IsValid(smem_d)) k.shared_mem_bytes = JaxToI32(smem_s + smem_d);
+      t_.kernels.Append(k);
+      return;
+    }
+    // Other device lines ("XLA Modules", "XLA Ops" beside streams, "Steps",
+    // "TensorFlow Ops"): annotations of the device's work.
+    model::RangeRow r;
+    r.start_ns = start;
+    r.end_ns = end;
+    r.name = p.name;
+    r.kind = RangeKind::kGpuUserAnnotation;
+    r.device_id = device;
+    r.tid = p.tid;
+    if (line == "Steps") {
+      // xprof names a device's step events by their number.
+      r.step = JaxToI32(IsValid(p.step_num) ? p.step_num : JaxLeadingInt(name));
+      if (IsValid(r.step)) {
+        r.kind = RangeKind::kUserAnnotation;  // the run's step marker
+        ++steps_;
+      }
+    }
+    t_.ranges.Append(r);
+    return;
+  }
+
+  ++host_events_;
+  if (IsValid(p.correlation_id)) {
+    // A CUDA/HIP API call the tracer correlated with device work.
+    model::ApiRow a;
+    a.pid = JaxToI32(p.pid);
+    a.tid = p.tid;
+    a.start_ns = start;
+    a.end_ns = end;
+    a.name = p.name;
+    a.correlation_id = p.correlation_id;
+    a.kind = name.substr(0, 2) == "cu" && name.substr(0, 4) != "cuda" ? model::ApiKind::kDriver
+                                                                       : model::ApiKind::kRuntime;
+    t_.api_calls.Append(a);
+    return;
+  }
+  // Host TraceMe annotations (python functions, jit dispatch, step markers).
+  model::RangeRow r;
+  r.pid = JaxToI32(p.pid);
+  r.tid = p.tid;
+  r.start_ns = start;
+  r.end_ns = end;
+  r.name = p.name;
+  r.kind = RangeKind::kUserAnnotation;
+  // StepTraceAnnotation(..., step_num=N) writes step_num; "StepMarker"
+  // events carry group_id as their step.
+  if (IsValid(p.step_num)) {
+    r.step = JaxToI32(p.step_num);
+  } else if (name == "StepMarker" && IsValid(p.group_id)) {
+    r.step = JaxToI32(p.group_id);
+  }
+  if (IsValid(r.step)) ++steps_;
+  t_.ranges.Append(r);
+}
+
+Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
+  for (const auto& [key, line] : thread_) {
+    auto proc = process_.find(key.first);
+    if (proc == process_.end()) continue;
+    const auto [kind, device] = JaxDeviceOf(proc->second);
+    if (kind != JaxDeviceKind::kNone && IsValid(JaxStreamOf(line))) device_has_streams_[device] = true;
+  }
+  // The unit: the Trace Event Format's µs unless the data can only be ns
+  // (integers whose µs reading passes year 2262). displayTimeUnit is a
+  // display hint, and xprof writes "ns" there over µs values.
+  const bool ns_unit = us_overflow_ && !fractional_;
+  for (const Pending& p : pending_) Map(p, ns_unit);
+  pending_.clear();
+
+  uint32_t gpus = 0, tpus = 0;
+  for (const auto& [pid, name] : process_) {
+    const auto [kind, device] = JaxDeviceOf(name);
+    if (kind == JaxDeviceKind::kNone) continue;
+    model::Device& d = t_.GetOrAddDevice(device);
+    if (d.name == kEmptyString) d.name = t_.strings.Intern(name);
+    if (JaxContainsCi(name, "nvidia")) d.vendor = model::Vendor::kNvidia;
+    if (JaxContainsCi(name, "amd") || JaxContainsCi(name, "radeon") || JaxContainsCi(name, "instinct"))
+      d.vendor = model::Vendor::kAmd;
+    (kind == JaxDeviceKind::kGpu ? gpus : tpus) += 1;
+  }
+  const size_t rows = t_.kernels.size() + t_.memcpys.size() + t_.memsets.size() +
+                      t_.ranges.size() + t_.api_calls.size();
+  if (rows == 0)
+    return InvalidInput(fmt::format(
+        "{}: a JAX/XLA trace ({} events, {} GPU and {} TPU device processes) with no complete "
+        "(X) event on a device or host line: nothing to analyse",
+        path, doc.events, gpus, tpus));
+  t_.info.format = "jax-trace-json";
+  t_.info.clock = "jax_profiler";
+  t_.info.host_only_profile = gpus + tpus == 0;
+  std::string why;
+  if (ns_unit)
+    why = "read as ns: whole numbers too large for µs";
+  else if (doc.display_time_unit == "ns")
+    why = fractional_ ? "read as µs although displayTimeUnit says \"ns\": the values carry fractions "
+                        "of a µs (ns digits), as xprof writes them"
+                      : "read as µs although displayTimeUnit says \"ns\" (a display hint; the "
+                        "values fit µs)";
+  else
+    why = "read as µs (the Trace Event Format's unit)";
+  t_.info.import_notes.push_back(fmt::format(
+      "JAX/XLA trace: ts/dur {}; {} GPU and {} TPU devices, {} device ops, {} host events, {} "
+      "step markers{}",
+      why, gpus, tpus, device_ops_, host_events_, steps_,
+      gpus + tpus == 0 ? "; no /device: process: a host-only profile" : ""));
+  t_.Finalize();
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool LooksLikeJaxTrace(std::string_view prefix) {
+  const char head = ChromeTraceHead(prefix);
+  if (head != '{' && head != '[') return false;
+  return prefix.find("\"/device:GPU:") != std::string_view::npos ||
+         prefix.find("\"/device:TPU:") != std::string_view::npos ||
+         prefix.find("\"/host:CPU") != std::string_view::npos;
+}
+
+Status ReadJaxTraceStream(InputStream& in, model::Trace& trace) {
+  JaxMapper m(trace);
+  ChromeDocument doc;
+  RETURN_IF_ERROR(
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+  return m.Finish(in.path(), doc);
+}
+
+Status JaxTraceImporter::Read(const SourceInfo& src, model::Trace& trace) {
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  RETURN_IF_ERROR(ReadJaxTraceStream(*in, trace));
+  trace.info.source_path = src.path;
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy::import
