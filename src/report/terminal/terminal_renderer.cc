@@ -71,7 +71,6 @@ void RenderTerminal(const analysis::Analysis& analysis, std::ostream& out,
       }
       out << FitWidth(line, width) << '\n';
     }
-    for (const std::string& m : in.import_notes) out << FitWidth("   note: " + m, width) << '\n';
     for (const TerminalSection& s : sections)
       if (s.placement == SectionPlacement::kTraceHeader && s.trace_fn) s.trace_fn(ctx, out);
     for (const analysis::DeviceSummary& d : trace.summary.devices) {
