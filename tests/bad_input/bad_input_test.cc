@@ -380,6 +380,8 @@ TEST_F(BadInput, RocmProfilerFilesFailInOneLine) {
   RocmMakeDb(v1, "CREATE TABLE OPS (BeginNs INTEGER, EndNs INTEGER, Name TEXT);"
                  "CREATE TABLE KERN (\"Index\" INTEGER, KernelName TEXT);");
   ExpectError(v1, "no kernel or copy row");
+}
+
 // Nsight Compute: CSV pages that are broken or hold nothing, and a report
 // with no `ncu` to export it. Recognised by content (the names say nothing).
 TEST_F(BadInput, NsightComputePagesAndReports) {
