@@ -406,6 +406,8 @@ TEST_F(BadInput, NsightComputePagesAndReports) {
   ExpectError(Write("kernels.bin", std::string("NVR\0\2\0\0\0\x08\x07\x48", 11)),
               "`ncu` is not on PATH: run `ncu --import");
   ::setenv("PATH", old_path.c_str(), 1);
+}
+
 // XplaneField: protobuf field `num` with a length-delimited value, by hand (the
 // bad-input set needs no protobuf; the bytes are what protobuf writes).
 std::string XplaneField(int num, const std::string& value) {
