@@ -143,10 +143,15 @@ def _gpuwhy_shim():
         # Number the profiler's steps as the script's (ProfilerStep#A..#B-1):
         # the profile object counts from 0 and asked the schedule for step 0.
         # Step i is the time from the end of call i to the end of call i+1.
-        if hasattr(prof, "step_num") and hasattr(prof, "current_action"):
-            prof.step_num = step_num + lag
+        # start() names the step it opens after step_num as it is, so the
+        # count runs ahead (lag) only from then on.
+        numbered = hasattr(prof, "step_num") and hasattr(prof, "current_action")
+        if numbered:
+            prof.step_num = step_num
             prof.current_action = schedule(step_num + lag)
         prof.start()
+        if numbered:
+            prof.step_num = step_num + lag
         st["prof"] = prof
 
     def finish(prof):

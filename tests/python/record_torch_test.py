@@ -88,14 +88,16 @@ def case_run(exe, tmp):
     check(any("a CPU-only run" in l and "recorded 5 steps (ProfilerStep#5..#9) of 14" in l
               for l in lines), "the CPU-only line with the step count: %r" % lines)
 
-    # --steps A:B
-    out = os.path.join(tmp, "a2")
-    p = record(exe, out, [PY, script, "--workers", "0"], ["--steps", "2:5", "--no-report"])
-    check(p.returncode == 0, "exit 0")
-    traces = glob.glob(os.path.join(out, "*.pt.trace.json"))
-    check(len(traces) == 1 and step_names(traces[0]) == ["ProfilerStep#2", "ProfilerStep#3",
-                                                         "ProfilerStep#4"],
-          "--steps 2:5 records ProfilerStep#2..#4: %r" % [step_names(t) for t in traces])
+    # --steps A:B, with a warm-up step (2:5) and without (1:3).
+    for a, b in ((2, 5), (1, 3)):
+        out = os.path.join(tmp, "a2-%d" % a)
+        p = record(exe, out, [PY, script, "--workers", "0"],
+                   ["--steps", "%d:%d" % (a, b), "--no-report"])
+        check(p.returncode == 0, "exit 0")
+        traces = glob.glob(os.path.join(out, "*.pt.trace.json"))
+        want = ["ProfilerStep#%d" % i for i in range(a, b)]
+        check(len(traces) == 1 and step_names(traces[0]) == want,
+              "--steps %d:%d records %r: %r" % (a, b, want, [step_names(t) for t in traces]))
 
     # --step-on: inference, the step is a function of the script's module.
     out = os.path.join(tmp, "a3")
