@@ -15,8 +15,8 @@
 # ProfilerStep#A..#B-1, writes the trace, and stops; outside that window the
 # wrapper costs one counter increment per step.
 #
-# Each process that ran it writes a status file at exit (what it saw: torch,
-# steps, GPU use, its trace), from which the CLI says what happened in one line
+# Each process that ran it writes a status file when its trace is written and
+# at exit (what it saw: torch, steps, GPU use, its trace), from which the CLI says what happened in one line
 # when there is no trace. DataLoader workers never profile and write nothing.
 # Nothing here may raise into the user's program: every failure turns the shim
 # off with one line on stderr.
@@ -110,6 +110,7 @@ def _gpuwhy_shim():
         prof.export_chrome_trace(path)
         st["trace"] = path
         st["cuda"] = st["cuda"] or cuda_used()
+        save_status()
 
     def start_profiler(step_num):
         import torch
@@ -175,9 +176,10 @@ def _gpuwhy_shim():
                 if n == max(first - 1, 1) and not in_dataloader_worker():
                     start_profiler(n)
                 return
+            if n >= end:
+                st["recorded"] = end - first  # before step(): it writes the trace
             prof.step()
             if n >= end:
-                st["recorded"] = end - first
                 finish(prof)
         except Exception as e:  # noqa: BLE001
             st["done"] = True
@@ -342,9 +344,15 @@ def _gpuwhy_shim():
         _gw_sys.meta_path.insert(0, Finder())
 
     def forked_child():
-        # A fork shares the parent's profiler state: the child never drives it.
-        st["off"] = True
-        st["prof"] = None
+        # A fork of a process that profiles (or did) shares its profiler
+        # state: the child never drives it. A fork made before any profiling
+        # (a rank started with fork) counts its own steps from 0.
+        if st["prof"] is not None or st["done"] or st["off"]:
+            st["off"] = True
+            st["prof"] = None
+        else:
+            st["calls"] = 0
+            st["trace"] = ""
 
     _gw_os.register_at_fork(after_in_child=forked_child)
 
@@ -354,6 +362,11 @@ def _gpuwhy_shim():
             # The run ended inside the window: write the steps recorded so far.
             st["recorded"] = max(0, st["calls"] - first)
             finish(prof)
+        save_status()
+
+    def save_status():
+        # Also called when the trace is written: a process that ends with
+        # os._exit (a forked multiprocessing child) runs no atexit handler.
         if st["off"] or in_dataloader_worker():
             return
         torch_state = "1" if "torch" in _gw_sys.modules else "0"

@@ -8,7 +8,7 @@ Usage: record_torch_test.py GPUWHY_EXE CASE
   analysis  (a) the report of that trace: a CPU-only run with 5 steps
   ranks     (b) two gloo ranks under torchrun: one trace per rank with the rank
             in the file name, and a rank-set report; two ranks of
-            torch.multiprocessing.spawn, named by the process group's rank
+            torch.multiprocessing (spawn, fork), named by the process group's rank
   nvml      with a GPU (the fake NVML, FAKE_NVML_LIB as 3rd argument): the
             NVML recording is made beside the trace and kept in DIR
 Exit 77 (SKIPPED) when torch is not importable, or (analysis, ranks' report)
@@ -188,7 +188,7 @@ def case_analysis(exe, tmp):
 
 
 SPAWN_SCRIPT = r'''
-import socket, torch, torch.distributed as dist, torch.multiprocessing as mp
+import socket, sys, torch, torch.distributed as dist, torch.multiprocessing as mp
 from torch import nn
 def run(rank, port):
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
@@ -202,7 +202,7 @@ def run(rank, port):
     dist.destroy_process_group()
 if __name__ == "__main__":
     s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-    mp.spawn(run, args=(port,), nprocs=2)
+    mp.start_processes(run, args=(port,), nprocs=2, start_method=sys.argv[1])
 '''
 
 
@@ -235,12 +235,17 @@ def case_ranks(exe, tmp):
     script = os.path.join(tmp, "spawn_ranks.py")
     with open(script, "w") as f:
         f.write(SPAWN_SCRIPT)
-    out2 = os.path.join(tmp, "b2")
-    p2 = record(exe, out2, [PY, script], ["--steps", "2:5", "--no-report"])
-    check(p2.returncode == 0, "mp.spawn run exits 0")
-    spawned = sorted(glob.glob(os.path.join(out2, "*.pt.trace.json")))
-    check([re.search(r"\.rank(\d+)\.", t).group(1) for t in spawned] == ["0", "1"],
-          "mp.spawn ranks named by the process group's rank: %r" % spawned)
+    # With the fork start method the ranks are forks made before any
+    # profiling, which end with os._exit (no atexit): still one trace each.
+    for method in ("spawn", "fork"):
+        out2 = os.path.join(tmp, "b2-" + method)
+        p2 = record(exe, out2, [PY, script, method], ["--steps", "2:5", "--no-report"])
+        check(p2.returncode == 0, "mp %s run exits 0" % method)
+        spawned = sorted(glob.glob(os.path.join(out2, "*.pt.trace.json")))
+        check([re.search(r"\.rank(\d+)\.", t).group(1) for t in spawned] == ["0", "1"],
+              "%s ranks named by the process group's rank: %r" % (method, spawned))
+        check(any("recorded 3 steps (ProfilerStep#2..#4)" in l and "in 2 traces" in l
+                  for l in gw_lines(p2.stderr)), "%s: the line names both traces" % method)
     missing, _ = reader_missing(exe, traces[0])
     if missing:
         skip("the traces are right; the rank-set report needs a reader of the layout torch %s "
