@@ -26,9 +26,9 @@ import sys as _gw_sys
 
 
 def _gpuwhy_shim():
+    # Only what torch imports anyway, so a job's other Python processes
+    # (launchers, tools) start nearly as fast as without the shim.
     import atexit
-    import importlib.util
-    import socket
     import threading
 
     env = _gw_os.environ
@@ -100,7 +100,7 @@ def _gpuwhy_shim():
 
     def trace_path():
         r = rank()
-        name = "%s.%d%s.pt.trace.json" % (socket.gethostname(), _gw_os.getpid(),
+        name = "%s.%d%s.pt.trace.json" % (_gw_os.uname().nodename, _gw_os.getpid(),
                                           "" if r is None else ".rank%d" % r)
         return _gw_os.path.join(out_dir, name)
 
@@ -373,6 +373,7 @@ def _gpuwhy_shim():
         torch_error = ""
         if torch_state == "0":
             try:
+                import importlib.util
                 if importlib.util.find_spec("torch") is None:
                     torch_state, torch_error = "missing", "No module named 'torch'"
             except Exception as e:  # noqa: BLE001
@@ -399,11 +400,11 @@ def _gpuwhy_shim():
         try:
             d = _gw_os.path.join(out_dir, "status")
             _gw_os.makedirs(d, exist_ok=True)
-            tmp = _gw_os.path.join(d, ".%s.%d.tmp" % (socket.gethostname(), _gw_os.getpid()))
+            tmp = _gw_os.path.join(d, ".%s.%d.tmp" % (_gw_os.uname().nodename, _gw_os.getpid()))
             with open(tmp, "w", encoding="utf-8") as f:
                 for k, v in lines.items():
                     f.write("%s=%s\n" % (k, str(v).replace("\n", " ")))
-            _gw_os.replace(tmp, _gw_os.path.join(d, "%s.%d.txt" % (socket.gethostname(),
+            _gw_os.replace(tmp, _gw_os.path.join(d, "%s.%d.txt" % (_gw_os.uname().nodename,
                                                                   _gw_os.getpid())))
         except Exception as e:  # noqa: BLE001
             say("cannot write the status file: %s" % e)
@@ -427,14 +428,14 @@ def _gpuwhy_shim():
 def _gpuwhy_chain():
     # Import the sitecustomize this file shadows, as Python would have.
     import importlib.machinery
-    import importlib.util
     here = _gw_os.path.dirname(_gw_os.path.abspath(__file__))
     path = [p for p in _gw_sys.path
             if _gw_os.path.abspath(p or _gw_os.getcwd()) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
     if spec is None or spec.loader is None:
         return
-    mod = importlib.util.module_from_spec(spec)
+    mod = type(_gw_sys)(spec.name)  # importlib.util.module_from_spec, without importing it
+    mod.__spec__, mod.__loader__, mod.__file__ = spec, spec.loader, spec.origin
     spec.loader.exec_module(mod)
 
 
