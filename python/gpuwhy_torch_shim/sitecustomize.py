@@ -53,6 +53,7 @@ def _gpuwhy_shim():
         "calls": 0,        # completed calls of the step function in this process
         "hooked": False,   # the step function was wrapped
         "prof": None,      # the running torch.profiler.profile
+        "recording": "",   # what the profiler was asked to record (shapes,stack,memory)
         "done": False,     # the window was written (or profiling gave up)
         "recorded": 0,     # steps in the written trace
         "trace": "",
@@ -150,6 +151,10 @@ def _gpuwhy_shim():
         if numbered:
             prof.step_num = step_num
             prof.current_action = schedule(step_num + lag)
+        st["recording"] = ",".join(
+            k for k, on in (("shapes", getattr(prof, "record_shapes", False)),
+                            ("stack", getattr(prof, "with_stack", False)),
+                            ("memory", getattr(prof, "profile_memory", False))) if on)
         prof.start()
         if numbered:
             prof.step_num = step_num + lag
@@ -395,6 +400,7 @@ def _gpuwhy_shim():
             "recorded": st["recorded"] if st["trace"] else 0,
             "trace": st["trace"],
             "cuda": int(st["cuda"]),
+            "recording": st["recording"],
             "error": st["error"],
         }
         try:

@@ -99,6 +99,16 @@ def case_run(exe, tmp):
         check(len(traces) == 1 and step_names(traces[0]) == want,
               "--steps %d:%d records %r: %r" % (a, b, want, [step_names(t) for t in traces]))
 
+    # Shapes always (MFU), --stack and --memory on request: what the shim
+    # asked the profiler for (this torch's legacy export writes neither).
+    for flags, want in (([], "shapes"), (["--stack", "--memory"], "shapes,stack,memory")):
+        out = os.path.join(tmp, "a2s%d" % len(flags))
+        p = record(exe, out, [PY, script, "--workers", "0"],
+                   ["--steps", "1:2", "--no-report"] + flags)
+        got = [l.split("=", 1)[1] for f in glob.glob(os.path.join(out, "status", "*.txt"))
+               for l in open(f).read().splitlines() if l.startswith("recording=")]
+        check(got == [want], "%r asks the profiler for %s: %r" % (flags, want, got))
+
     # --step-on: inference, the step is a function of the script's module.
     out = os.path.join(tmp, "a3")
     p = record(exe, out, [PY, "-c", "import torch, json\n"
