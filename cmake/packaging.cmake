@@ -138,6 +138,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(TARGET gpuwhy_python AND GPUWHY_DEB_PYTHON_DEPENDS)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${GPUWHY_DEB_PYTHON_DEPENDS}")
 endif()
+# Byte-compile the Python parts at install and remove the byte-code at removal
+# (py3compile / py3clean, as dh_python3 does): record --torch's shim runs in
+# every Python process of a job and should not be compiled at each start.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${_pkg_src}/postinst ${_pkg_src}/prerm)
 # NVML and libcupti are dlopen'ed from the NVIDIA driver and toolkit, which
 # are not Debian main packages and differ per node: suggested, not required.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libnvidia-ml1 | nvidia-driver")

@@ -15,8 +15,8 @@
 # ProfilerStep#A..#B-1, writes the trace, and stops; outside that window the
 # wrapper costs one counter increment per step.
 #
-# Each process that ran it writes a status file at exit (what it saw: torch,
-# steps, GPU use, its trace), from which the CLI says what happened in one line
+# Each process that ran it writes a status file when its trace is written and
+# at exit (what it saw: torch, steps, GPU use, its trace), from which the CLI says what happened in one line
 # when there is no trace. DataLoader workers never profile and write nothing.
 # Nothing here may raise into the user's program: every failure turns the shim
 # off with one line on stderr.
@@ -26,9 +26,9 @@ import sys as _gw_sys
 
 
 def _gpuwhy_shim():
+    # Only what torch imports anyway, so a job's other Python processes
+    # (launchers, tools) start nearly as fast as without the shim.
     import atexit
-    import importlib.util
-    import socket
     import threading
 
     env = _gw_os.environ
@@ -53,6 +53,7 @@ def _gpuwhy_shim():
         "calls": 0,        # completed calls of the step function in this process
         "hooked": False,   # the step function was wrapped
         "prof": None,      # the running torch.profiler.profile
+        "recording": "",   # what the profiler was asked to record (shapes,stack,memory)
         "done": False,     # the window was written (or profiling gave up)
         "recorded": 0,     # steps in the written trace
         "trace": "",
@@ -100,7 +101,7 @@ def _gpuwhy_shim():
 
     def trace_path():
         r = rank()
-        name = "%s.%d%s.pt.trace.json" % (socket.gethostname(), _gw_os.getpid(),
+        name = "%s.%d%s.pt.trace.json" % (_gw_os.uname().nodename, _gw_os.getpid(),
                                           "" if r is None else ".rank%d" % r)
         return _gw_os.path.join(out_dir, name)
 
@@ -110,6 +111,7 @@ def _gpuwhy_shim():
         prof.export_chrome_trace(path)
         st["trace"] = path
         st["cuda"] = st["cuda"] or cuda_used()
+        save_status()
 
     def start_profiler(step_num):
         import torch
@@ -143,10 +145,19 @@ def _gpuwhy_shim():
         # Number the profiler's steps as the script's (ProfilerStep#A..#B-1):
         # the profile object counts from 0 and asked the schedule for step 0.
         # Step i is the time from the end of call i to the end of call i+1.
-        if hasattr(prof, "step_num") and hasattr(prof, "current_action"):
-            prof.step_num = step_num + lag
+        # start() names the step it opens after step_num as it is, so the
+        # count runs ahead (lag) only from then on.
+        numbered = hasattr(prof, "step_num") and hasattr(prof, "current_action")
+        if numbered:
+            prof.step_num = step_num
             prof.current_action = schedule(step_num + lag)
+        st["recording"] = ",".join(
+            k for k, on in (("shapes", getattr(prof, "record_shapes", False)),
+                            ("stack", getattr(prof, "with_stack", False)),
+                            ("memory", getattr(prof, "profile_memory", False))) if on)
         prof.start()
+        if numbered:
+            prof.step_num = step_num + lag
         st["prof"] = prof
 
     def finish(prof):
@@ -170,9 +181,10 @@ def _gpuwhy_shim():
                 if n == max(first - 1, 1) and not in_dataloader_worker():
                     start_profiler(n)
                 return
+            if n >= end:
+                st["recorded"] = end - first  # before step(): it writes the trace
             prof.step()
             if n >= end:
-                st["recorded"] = end - first
                 finish(prof)
         except Exception as e:  # noqa: BLE001
             st["done"] = True
@@ -337,9 +349,15 @@ def _gpuwhy_shim():
         _gw_sys.meta_path.insert(0, Finder())
 
     def forked_child():
-        # A fork shares the parent's profiler state: the child never drives it.
-        st["off"] = True
-        st["prof"] = None
+        # A fork of a process that profiles (or did) shares its profiler
+        # state: the child never drives it. A fork made before any profiling
+        # (a rank started with fork) counts its own steps from 0.
+        if st["prof"] is not None or st["done"] or st["off"]:
+            st["off"] = True
+            st["prof"] = None
+        else:
+            st["calls"] = 0
+            st["trace"] = ""
 
     _gw_os.register_at_fork(after_in_child=forked_child)
 
@@ -349,12 +367,18 @@ def _gpuwhy_shim():
             # The run ended inside the window: write the steps recorded so far.
             st["recorded"] = max(0, st["calls"] - first)
             finish(prof)
+        save_status()
+
+    def save_status():
+        # Also called when the trace is written: a process that ends with
+        # os._exit (a forked multiprocessing child) runs no atexit handler.
         if st["off"] or in_dataloader_worker():
             return
         torch_state = "1" if "torch" in _gw_sys.modules else "0"
         torch_error = ""
         if torch_state == "0":
             try:
+                import importlib.util
                 if importlib.util.find_spec("torch") is None:
                     torch_state, torch_error = "missing", "No module named 'torch'"
             except Exception as e:  # noqa: BLE001
@@ -376,16 +400,17 @@ def _gpuwhy_shim():
             "recorded": st["recorded"] if st["trace"] else 0,
             "trace": st["trace"],
             "cuda": int(st["cuda"]),
+            "recording": st["recording"],
             "error": st["error"],
         }
         try:
             d = _gw_os.path.join(out_dir, "status")
             _gw_os.makedirs(d, exist_ok=True)
-            tmp = _gw_os.path.join(d, ".%s.%d.tmp" % (socket.gethostname(), _gw_os.getpid()))
+            tmp = _gw_os.path.join(d, ".%s.%d.tmp" % (_gw_os.uname().nodename, _gw_os.getpid()))
             with open(tmp, "w", encoding="utf-8") as f:
                 for k, v in lines.items():
                     f.write("%s=%s\n" % (k, str(v).replace("\n", " ")))
-            _gw_os.replace(tmp, _gw_os.path.join(d, "%s.%d.txt" % (socket.gethostname(),
+            _gw_os.replace(tmp, _gw_os.path.join(d, "%s.%d.txt" % (_gw_os.uname().nodename,
                                                                   _gw_os.getpid())))
         except Exception as e:  # noqa: BLE001
             say("cannot write the status file: %s" % e)
@@ -409,14 +434,14 @@ def _gpuwhy_shim():
 def _gpuwhy_chain():
     # Import the sitecustomize this file shadows, as Python would have.
     import importlib.machinery
-    import importlib.util
     here = _gw_os.path.dirname(_gw_os.path.abspath(__file__))
     path = [p for p in _gw_sys.path
             if _gw_os.path.abspath(p or _gw_os.getcwd()) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
     if spec is None or spec.loader is None:
         return
-    mod = importlib.util.module_from_spec(spec)
+    mod = type(_gw_sys)(spec.name)  # importlib.util.module_from_spec, without importing it
+    mod.__spec__, mod.__loader__, mod.__file__ = spec, spec.loader, spec.origin
     spec.loader.exec_module(mod)
 
 

@@ -125,7 +125,8 @@ int RecordMain(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
   }
   if (torch_mode && options.trace) {
-    err << "gpuwhy record: --torch and --trace do not go together\n";
+    err << "gpuwhy record: --torch and --trace do not go together (torch.profiler and the CUPTI "
+           "injection would both subscribe to CUPTI)\n";
     return 1;
   }
   if (torch_mode) {

@@ -1,6 +1,6 @@
 // record --torch's CLI side: the status files the shim writes, --steps, and
 // the one line each outcome gets.
-#include "cli/record_torch.h"
+#include "cli/torch_status.h"
 
 #include <gtest/gtest.h>
 
@@ -85,6 +85,10 @@ TEST(RecordTorch, OneLinePerOutcome) {
             "of 14 in 2 traces under /d");
   EXPECT_NE(TorchOutcome({Status(kRank0)}, 5, 10, "/d", true).find("NVML sampled"),
             std::string::npos);
+  // A recorded count past the window (or near LONG_MAX) is held to the window.
+  TorchStatus huge = Status(std::string(kRank0) + "recorded=9223372036854775807\n");
+  line = TorchOutcome({huge}, 5, 10, "/d", false);
+  EXPECT_NE(line.find("recorded 5 steps (ProfilerStep#5..#9)"), std::string::npos) << line;
   // A GPU run: no line (the report says it all).
   TorchStatus gpu = Status(std::string(kRank0) + "cuda=1\n");
   EXPECT_EQ(TorchOutcome({gpu}, 5, 10, "/d", true), "");

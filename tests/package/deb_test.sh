@@ -63,6 +63,10 @@ got=$(cd "$tmp" && env -u GPUWHY_TORCH_SHIM /usr/bin/gpuwhy record --torch --no-
         sh -c 'echo "${PYTHONPATH%%:*}"' 2>/dev/null)
 [ "$got/sitecustomize.py" = "$shim" ] || fail "installed record --torch puts '$got' on PYTHONPATH, not $(dirname "$shim")"
 echo "installed: record --torch uses $shim"
+if command -v py3compile >/dev/null; then
+  ls "$(dirname "$shim")"/__pycache__/sitecustomize.cpython-*.pyc >/dev/null 2>&1 ||
+    fail "postinst did not byte-compile the shim (py3compile)"
+fi
 if [ "$have_cupti" = 1 ]; then
   lib=$(dpkg -L gpuwhy | grep '/libgpuwhy_inject.so$')
   [ -n "$lib" ] || fail "libgpuwhy_inject.so not in the package"
@@ -75,4 +79,7 @@ fi
 dpkg -r gpuwhy > "$tmp/remove.log" 2>&1 || { cat "$tmp/remove.log"; fail "dpkg -r"; }
 installed=0
 [ ! -e /usr/bin/gpuwhy ] || fail "/usr/bin/gpuwhy left after dpkg -r"
+for d in /usr/share/gpuwhy /usr/lib/python3/dist-packages/gpuwhy; do
+  [ ! -e "$d" ] || fail "$d left after dpkg -r (byte-code not cleaned?): $(find "$d" | head -5)"
+done
 echo "OK: built, linted, installed, ran and removed in $(($(date +%s%N) / 1000000 - start_ms)) ms"

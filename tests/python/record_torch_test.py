@@ -8,7 +8,7 @@ Usage: record_torch_test.py GPUWHY_EXE CASE
   analysis  (a) the report of that trace: a CPU-only run with 5 steps
   ranks     (b) two gloo ranks under torchrun: one trace per rank with the rank
             in the file name, and a rank-set report; two ranks of
-            torch.multiprocessing.spawn, named by the process group's rank
+            torch.multiprocessing (spawn, fork), named by the process group's rank
   nvml      with a GPU (the fake NVML, FAKE_NVML_LIB as 3rd argument): the
             NVML recording is made beside the trace and kept in DIR
 Exit 77 (SKIPPED) when torch is not importable, or (analysis, ranks' report)
@@ -88,14 +88,26 @@ def case_run(exe, tmp):
     check(any("a CPU-only run" in l and "recorded 5 steps (ProfilerStep#5..#9) of 14" in l
               for l in lines), "the CPU-only line with the step count: %r" % lines)
 
-    # --steps A:B
-    out = os.path.join(tmp, "a2")
-    p = record(exe, out, [PY, script, "--workers", "0"], ["--steps", "2:5", "--no-report"])
-    check(p.returncode == 0, "exit 0")
-    traces = glob.glob(os.path.join(out, "*.pt.trace.json"))
-    check(len(traces) == 1 and step_names(traces[0]) == ["ProfilerStep#2", "ProfilerStep#3",
-                                                         "ProfilerStep#4"],
-          "--steps 2:5 records ProfilerStep#2..#4: %r" % [step_names(t) for t in traces])
+    # --steps A:B, with a warm-up step (2:5) and without (1:3).
+    for a, b in ((2, 5), (1, 3)):
+        out = os.path.join(tmp, "a2-%d" % a)
+        p = record(exe, out, [PY, script, "--workers", "0"],
+                   ["--steps", "%d:%d" % (a, b), "--no-report"])
+        check(p.returncode == 0, "exit 0")
+        traces = glob.glob(os.path.join(out, "*.pt.trace.json"))
+        want = ["ProfilerStep#%d" % i for i in range(a, b)]
+        check(len(traces) == 1 and step_names(traces[0]) == want,
+              "--steps %d:%d records %r: %r" % (a, b, want, [step_names(t) for t in traces]))
+
+    # Shapes always (MFU), --stack and --memory on request: what the shim
+    # asked the profiler for (this torch's legacy export writes neither).
+    for flags, want in (([], "shapes"), (["--stack", "--memory"], "shapes,stack,memory")):
+        out = os.path.join(tmp, "a2s%d" % len(flags))
+        p = record(exe, out, [PY, script, "--workers", "0"],
+                   ["--steps", "1:2", "--no-report"] + flags)
+        got = [l.split("=", 1)[1] for f in glob.glob(os.path.join(out, "status", "*.txt"))
+               for l in open(f).read().splitlines() if l.startswith("recording=")]
+        check(got == [want], "%r asks the profiler for %s: %r" % (flags, want, got))
 
     # --step-on: inference, the step is a function of the script's module.
     out = os.path.join(tmp, "a3")
@@ -186,7 +198,7 @@ def case_analysis(exe, tmp):
 
 
 SPAWN_SCRIPT = r'''
-import socket, torch, torch.distributed as dist, torch.multiprocessing as mp
+import socket, sys, torch, torch.distributed as dist, torch.multiprocessing as mp
 from torch import nn
 def run(rank, port):
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
@@ -200,7 +212,7 @@ def run(rank, port):
     dist.destroy_process_group()
 if __name__ == "__main__":
     s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-    mp.spawn(run, args=(port,), nprocs=2)
+    mp.start_processes(run, args=(port,), nprocs=2, start_method=sys.argv[1])
 '''
 
 
@@ -233,12 +245,17 @@ def case_ranks(exe, tmp):
     script = os.path.join(tmp, "spawn_ranks.py")
     with open(script, "w") as f:
         f.write(SPAWN_SCRIPT)
-    out2 = os.path.join(tmp, "b2")
-    p2 = record(exe, out2, [PY, script], ["--steps", "2:5", "--no-report"])
-    check(p2.returncode == 0, "mp.spawn run exits 0")
-    spawned = sorted(glob.glob(os.path.join(out2, "*.pt.trace.json")))
-    check([re.search(r"\.rank(\d+)\.", t).group(1) for t in spawned] == ["0", "1"],
-          "mp.spawn ranks named by the process group's rank: %r" % spawned)
+    # With the fork start method the ranks are forks made before any
+    # profiling, which end with os._exit (no atexit): still one trace each.
+    for method in ("spawn", "fork"):
+        out2 = os.path.join(tmp, "b2-" + method)
+        p2 = record(exe, out2, [PY, script, method], ["--steps", "2:5", "--no-report"])
+        check(p2.returncode == 0, "mp %s run exits 0" % method)
+        spawned = sorted(glob.glob(os.path.join(out2, "*.pt.trace.json")))
+        check([re.search(r"\.rank(\d+)\.", t).group(1) for t in spawned] == ["0", "1"],
+              "%s ranks named by the process group's rank: %r" % (method, spawned))
+        check(any("recorded 3 steps (ProfilerStep#2..#4)" in l and "in 2 traces" in l
+                  for l in gw_lines(p2.stderr)), "%s: the line names both traces" % method)
     missing, _ = reader_missing(exe, traces[0])
     if missing:
         skip("the traces are right; the rank-set report needs a reader of the layout torch %s "
