@@ -1,5 +1,6 @@
 #include "import/smi/dcgm_importer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -195,7 +196,12 @@ bool LooksLikeDcgm(std::string_view prefix) {
     bool gpu = false, time = false, field = false, dcgm = false;
     size_t named = 0;  // cells that name a DCGM field by short name, id or DCGM_FI_ name
     size_t ids = 0, keys = 0;  // cells that are field ids; gpu/time cells
+    size_t prof = 0;  // profiling fields (1001+) by name, any case: "smact", "sm_active"
     for (std::string_view x : c) {
+      if (!x.empty() && std::isalpha(static_cast<unsigned char>(x[0]))) {
+        const model::DcgmField* f = model::FindDcgmField(x);
+        prof += f != nullptr && f->id >= 1001;
+      }
       keys += IsGpuColumn(x) || IsTimeColumn(x);
       ids += !x.empty() && std::isdigit(static_cast<unsigned char>(x[0])) &&
              model::FindDcgmField(x) != nullptr;
@@ -216,6 +222,8 @@ bool LooksLikeDcgm(std::string_view prefix) {
     // Field ids as column names (`dcgmi dmon -e 1001,1002` logged by a
     // script): every other cell is the entity or the time.
     if (gpu && ids >= 1 && ids + keys == c.size()) return true;
+    // Profiling fields are DCGM's whatever the case a script wrote them in.
+    if ((gpu || time) && prof >= 1) return true;
   }
   return false;
 }
@@ -249,6 +257,20 @@ Status ReadDcgmText(std::string_view text, model::Trace& t) {
     return InvalidInput("DCGM log with fields " + fields +
                         ": none gpuwhy maps (utilization, SM activity, memory, power, clocks: "
                         "docs/log_formats.md)");
+  // Profiling fields are ratios; a script that logged them as percent (a
+  // column above 1) is read as percent, and says so.
+  for (model::CounterSeries& s : t.counters) {
+    if (s.unit != CounterUnit::kRatio) continue;
+    double hi = 0;
+    for (double v : s.value)
+      if (IsValid(v)) hi = std::max(hi, v);
+    if (hi <= 1.0 + 1e-9 || hi > 100.0) continue;
+    for (double& v : s.value)
+      if (IsValid(v)) v *= 0.01;
+    t.info.import_notes.push_back(std::string("`") + std::string(t.Str(s.name)) +
+                                  "` (GPU " + std::to_string(s.device_id) +
+                                  ") holds values above 1: read as percent, not as DCGM's ratio");
+  }
   NoteDcgmFields(t);
   t.Finalize();
   return Status::Ok();

@@ -99,6 +99,18 @@ TEST(DcgmCsv, ShortNamesIdsMigEntitiesIsoTimesAndNa) {
   EXPECT_DOUBLE_EQ(MonFind(b, CounterKind::kGpuUtil, 0)->value[0], 0.40);
   EXPECT_TRUE(std::isnan(MonFind(b, CounterKind::kGpuUtil, 0)->value[1]));
   EXPECT_EQ(MonFind(b, CounterKind::kGpuUtil, 0)->period_ns, kNsPerS);
+  // Lower-case profiling names in percent (a script's own log): DCGM's
+  // fields, read as percent because the values pass 1.
+  const char* lower =
+      "time,gpu,smact,sm_occupancy\n"
+      "1767607200,0,40,20\n"
+      "1767607201,0,60,N/A\n";
+  ASSERT_TRUE(LooksLikeDcgm(lower));
+  model::Trace c;
+  ASSERT_TRUE(ReadDcgmText(lower, c).ok());
+  EXPECT_DOUBLE_EQ(MonFind(c, CounterKind::kSmActive, 0)->value[1], 0.60);
+  EXPECT_DOUBLE_EQ(MonFind(c, CounterKind::kSmOccupancy, 0)->value[0], 0.20);
+  EXPECT_TRUE(MonNoted(c, "`smact` (GPU 0) holds values above 1: read as percent"));
   // A script's lower-case "power" or a lone number is not a DCGM header.
   EXPECT_FALSE(LooksLikeDcgm("time,gpu,power\n1,0,3\n"));
   EXPECT_FALSE(LooksLikeDcgm("time,gpu,7\n1,0,3\n"));

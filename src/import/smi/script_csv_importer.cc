@@ -588,7 +588,9 @@ Status ReadScriptCsvText(std::string_view text, model::Trace& t) {
         int64_t tod = 0;
         ok = ScriptTimeOfDay(c, &tod);
         if (ok) {  // a day added where the clock goes back
-          if (IsValid(last_tod) && tod + day_ns < last_tod) day_ns += 86400 * kNsPerS;
+          // At most ~100 years of days (no int64 overflow on a fuzzed log).
+          if (IsValid(last_tod) && tod + day_ns < last_tod && day_ns < 86400 * kNsPerS * 36500)
+            day_ns += 86400 * kNsPerS;
           ts = last_tod = tod + day_ns;
         }
       }
