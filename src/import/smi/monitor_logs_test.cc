@@ -116,6 +116,24 @@ TEST(DcgmCsv, ShortNamesIdsMigEntitiesIsoTimesAndNa) {
   EXPECT_FALSE(LooksLikeDcgm("time,gpu,7\n1,0,3\n"));
 }
 
+// pydcgm-style long rows: the entity group (1 GPU, 4 GPU instance, 5 compute
+// instance) says what the entity id is; other groups are not GPUs.
+TEST(DcgmCsv, EntityGroupColumnTellsMigFromGpu) {
+  const char* csv =
+      "entityGroupId,entityId,fieldId,ts,value\n"
+      "1,0,1002,1767607200000000,0.5\n"
+      "4,0,1002,1767607200000000,0.25\n"
+      "5,2,1002,1767607200000000,0.125\n"
+      "3,0,1002,1767607200000000,0.9\n";
+  ASSERT_TRUE(LooksLikeDcgm(csv));
+  model::Trace t;
+  ASSERT_TRUE(ReadDcgmText(csv, t).ok());
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 0)->value[0], 0.5);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 1000)->value[0], 0.25);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 2002)->value[0], 0.125);
+  EXPECT_EQ(t.stats.Get(ImportStat::garbage_row), 1u);  // the NVSwitch row
+}
+
 TEST(DcgmCsv, OnlyUnmappedFieldsIsOneLineRefusal) {
   const char* csv =
       "GPUId,TimeStampUs,Field,Values\n"
