@@ -349,6 +349,22 @@ TEST(ScriptCsv, OwnHeadersReadByMeaning) {
   EXPECT_EQ(td.stats.Get(ImportStat::garbage_row), 1u);
 }
 
+// No GPU column, rows 2 per tick a few ms apart: two GPUs by row order.
+TEST(ScriptCsv, RowsNPerTickWithoutAGpuColumnAreNGpus) {
+  std::string log = "time,gpu_util\n";
+  for (int i = 0; i < 6; ++i) {
+    log += std::to_string(1767607200000 + i * 1000) + ",90\n";
+    log += std::to_string(1767607200000 + i * 1000 + 3) + ",5\n";
+  }
+  model::Trace t;
+  ASSERT_TRUE(ReadScriptCsvText(log, t).ok());
+  ASSERT_NE(MonFind(t, CounterKind::kGpuUtil, 1), nullptr);
+  EXPECT_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->value.size(), 6u);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 1)->value[3], 0.05);
+  EXPECT_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->period_ns, kNsPerS);
+  EXPECT_TRUE(MonNoted(t, "rows come 2 per tick"));
+}
+
 TEST(ScriptCsv, NoUtilizationColumnIsOneLineRefusal) {
   const char* csv =
       "timestamp,gpu,power_w,temp_c\n"
