@@ -40,7 +40,9 @@ TEST(DcgmFieldTable, EveryNameFindsTheSameField) {
     SCOPED_TRACE(std::string(f.fi_name));
     EXPECT_EQ(model::FindDcgmField(std::to_string(f.id)), &f);
     EXPECT_EQ(model::FindDcgmField(f.fi_name), &f);
-    if (!f.short_name.empty()) EXPECT_EQ(model::FindDcgmField(f.short_name), &f);
+    if (!f.short_name.empty()) {
+      EXPECT_EQ(model::FindDcgmField(f.short_name), &f);
+    }
     EXPECT_TRUE(f.fi_name.starts_with("DCGM_FI_"));
   }
   // Ids are unique and ascending.
