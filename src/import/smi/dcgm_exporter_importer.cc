@@ -163,6 +163,7 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
   bool mig_seen = false, pending_sep = false;
   int64_t pending_time = kMissingI64;
   std::map<int32_t, std::pair<std::string, std::string>> names;  // device -> (model, uuid)
+  std::map<std::string, int32_t> hosts;  // Hostname label -> order of appearance
   auto begin_scrape = [&](int64_t ts) {
     ++scrape;
     scrape_time.push_back(ts);
@@ -211,7 +212,15 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
     if (s.name.rfind("DCGM_FI_", 0) != 0) continue;  // go_*, process_*, DCGM_EXP_*: not fields
     ++dcgm_samples;
     bool mig = false;
-    const int32_t dev = PromDevice(s.labels, &mig);
+    int32_t dev = PromDevice(s.labels, &mig);
+    // Scrapes of several nodes in one file: each host's GPUs are devices of
+    // their own (host k's GPU g is 100k + g); a MIG slice past the first host
+    // has no id left and is dropped.
+    if (auto h = s.labels.find("Hostname"); h != s.labels.end() && IsValid(dev)) {
+      const int32_t k = hosts.emplace(h->second, static_cast<int32_t>(hosts.size())).first->second;
+      if (k > 0 && (mig || dev >= 100 || k >= 10)) dev = kMissingI32;
+      else if (k > 0) dev += 100 * k;
+    }
     if (!IsValid(dev)) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
@@ -278,6 +287,16 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
         std::string("DCGM_FI_PROF_GR_ENGINE_ACTIVE read as graphics-engine activity, not SM "
                     "activity") +
         (sm ? "" : "; no DCGM_FI_PROF_SM_ACTIVE, so SM activity is unknown"));
+  if (hosts.size() > 1) {
+    std::vector<std::string> order(hosts.size());
+    for (const auto& [h, k] : hosts) order[static_cast<size_t>(k)] = h;
+    std::string list;
+    for (size_t k = 0; k < order.size() && k < 10; ++k)
+      list += (k ? ", " : "") + order[k] + " = " + std::to_string(100 * k) + "+gpu";
+    t.info.import_notes.push_back(fmt::format(
+        "scrapes of {} hosts kept apart as devices: {}{}", hosts.size(), list,
+        hosts.size() > 10 ? "; hosts past the 10th dropped" : ""));
+  }
   if (mig_seen)
     t.info.import_notes.push_back(
         "MIG instances (GPU_I_ID) kept as their own devices: GPU g instance i as device "

@@ -221,6 +221,20 @@ TEST(DcgmExporter, ManyScrapesTimedByDateLinesOrSampleTimes) {
   EXPECT_TRUE(MonNoted(c, "without times"));
 }
 
+TEST(DcgmExporter, SeveralHostsKeepTheirGpusApart) {
+  const char* text =
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"node1\"} 90 1767607200000\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-b\",Hostname=\"node2\"} 10 1767607200000\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-c\",Hostname=\"node2\"} 20 1767607200000\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadDcgmExporterText(text, t).ok());
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->value[0], 0.90);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 100)->value[0], 0.10);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 101)->value[0], 0.20);
+  EXPECT_EQ(t.Str(t.FindDevice(101)->uuid), "GPU-c");
+  EXPECT_TRUE(MonNoted(t, "scrapes of 2 hosts kept apart as devices: node1 = 0+gpu, node2 = 100+gpu"));
+}
+
 TEST(DcgmExporter, NothingMappedIsOneLineRefusal) {
   const char* text =
       "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
