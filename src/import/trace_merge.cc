@@ -231,6 +231,9 @@ std::vector<MergeNote> MergeCounterInputs(std::vector<model::Trace>& traces,
                   static_cast<long long>(note.series), static_cast<long long>(note.samples_kept),
                   static_cast<long long>(note.samples_dropped), note.how.c_str());
     to.info.merged_inputs.emplace_back(line);
+    // How the log was read stays visible once it is folded in.
+    for (const std::string& n : from.info.import_notes)
+      to.info.import_notes.push_back(FileName(note.counter_path) + ": " + n);
     to.Finalize();
     merged[c] = true;
     notes.push_back(std::move(note));

@@ -57,6 +57,7 @@ TEST(TraceMerge, OverlappingLogMergesWithoutShift) {
   std::vector<model::Trace> traces;
   traces.push_back(EventTrace());
   traces.push_back(SmiTrace(kT0 - 5 * kNsPerS, 200));  // 20 s around the 1 s trace
+  traces[1].info.import_notes.push_back("`util` read as GPU utilization");
   std::vector<std::string> paths = {"trace.json", "gpu_log.csv"};
   ASSERT_TRUE(IsCounterOnly(traces[1]));
   std::vector<MergeNote> notes = MergeCounterInputs(traces, paths);
@@ -75,6 +76,9 @@ TEST(TraceMerge, OverlappingLogMergesWithoutShift) {
   EXPECT_EQ(traces[0].Str(s.source), "nvidia-smi");
   ASSERT_EQ(traces[0].info.merged_inputs.size(), 1u);
   EXPECT_NE(traces[0].info.merged_inputs[0].find("overlapping wall clock"), std::string::npos);
+  // How the log was read travels with it.
+  ASSERT_EQ(traces[0].info.import_notes.size(), 1u);
+  EXPECT_EQ(traces[0].info.import_notes[0], "gpu_log.csv: `util` read as GPU utilization");
 }
 
 TEST(TraceMerge, LocalTimeLogIsShiftedByTheZone) {

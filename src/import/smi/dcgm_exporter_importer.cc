@@ -5,8 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "base/ascii.h"
@@ -21,13 +22,24 @@ using model::ImportStat;
 
 namespace {
 
+// PromLabelList: a sample's labels as written (views into the line; escape
+// sequences are kept as written: the labels gpuwhy reads hold none).
+using PromLabelList = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// PromLabel: the value of label `key`, or nullptr.
+const std::string_view* PromLabel(const PromLabelList& labels, std::string_view key) {
+  for (const auto& kv : labels)
+    if (kv.first == key) return &kv.second;
+  return nullptr;
+}
+
 // PromSample: one parsed exposition line.
 struct PromSample {
   std::string_view name;
-  std::map<std::string, std::string> labels;
+  PromLabelList labels;
   std::string_view value;
   int64_t ts_ns = kMissingI64;  // the optional per-sample timestamp (ms)
-  std::string labels_text;      // the raw {...}, the series' identity in a scrape
+  std::string_view series;      // name and raw {...}: the series' identity in a scrape
 };
 
 // PromParseSample: `name{k="v",...} value [ts_ms]`; false when the line is not one.
@@ -40,35 +52,26 @@ bool PromParseSample(std::string_view l, PromSample* out) {
   if (i == 0 || std::isdigit(static_cast<unsigned char>(l[0]))) return false;
   out->name = l.substr(0, i);
   out->labels.clear();
-  out->labels_text.clear();
   if (i < l.size() && l[i] == '{') {
-    const size_t open = i++;
+    ++i;
     while (true) {
       while (i < l.size() && (l[i] == ' ' || l[i] == ',')) ++i;
       if (i >= l.size()) return false;
       if (l[i] == '}') break;
       size_t k0 = i;
       while (i < l.size() && name_char(l[i])) ++i;
-      std::string key(l.substr(k0, i - k0));
+      std::string_view key = l.substr(k0, i - k0);
       if (key.empty() || i + 1 >= l.size() || l[i] != '=' || l[i + 1] != '"') return false;
       i += 2;
-      std::string val;
-      while (i < l.size() && l[i] != '"') {
-        if (l[i] == '\\' && i + 1 < l.size()) {
-          ++i;
-          val += l[i] == 'n' ? '\n' : l[i];
-        } else {
-          val += l[i];
-        }
-        ++i;
-      }
+      const size_t v0 = i;
+      while (i < l.size() && l[i] != '"') i += l[i] == '\\' ? 2 : 1;
       if (i >= l.size()) return false;  // unterminated value
+      out->labels.emplace_back(key, l.substr(v0, i - v0));
       ++i;
-      out->labels[key] = std::move(val);
     }
-    out->labels_text = std::string(l.substr(open, i + 1 - open));
     ++i;
   }
+  out->series = l.substr(0, i);
   std::vector<std::string_view> rest = smi::SplitWhitespace(l.substr(i));
   if (rest.empty() || rest.size() > 2) return false;
   out->value = rest[0];
@@ -113,15 +116,15 @@ bool PromSeparatorTime(std::string_view l, int64_t* ns, std::string* zone) {
 
 // PromDevice: the model device of a sample's labels; kMissingI32 when the
 // `gpu` label is missing or not an index.
-int32_t PromDevice(const std::map<std::string, std::string>& labels, bool* mig) {
-  auto gpu = labels.find("gpu");
-  if (gpu == labels.end()) return kMissingI32;
-  const int32_t g = smi::EntityDevice(gpu->second, {});
+int32_t PromDevice(const PromLabelList& labels, bool* mig) {
+  const std::string_view* gpu = PromLabel(labels, "gpu");
+  if (gpu == nullptr) return kMissingI32;
+  const int32_t g = smi::EntityDevice(*gpu, {});
   *mig = false;
   if (!IsValid(g) || g >= smi::kMigInstanceDeviceBase) return kMissingI32;
-  auto gi = labels.find("GPU_I_ID");
-  if (gi == labels.end() || gi->second.empty()) return g;
-  const int32_t i = smi::EntityDevice(gi->second, {});
+  const std::string_view* gi = PromLabel(labels, "GPU_I_ID");
+  if (gi == nullptr || gi->empty()) return g;
+  const int32_t i = smi::EntityDevice(*gi, {});
   if (!IsValid(i) || i >= 100 || g >= 10) return kMissingI32;
   *mig = true;
   return smi::kMigInstanceDeviceBase + 100 * g + i;
@@ -156,13 +159,14 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
   std::vector<std::string_view> lines = smi::Lines(text, &last_complete);
   std::vector<PromPoint> points;
   std::vector<int64_t> scrape_time;  // per scrape: the separator's time, or missing
-  std::set<std::string> seen;        // series of the current scrape
+  std::unordered_set<std::string_view> seen;  // series of the current scrape (views into text)
   std::string zone;
   int64_t scrape = -1;
   int64_t dcgm_samples = 0, help_lines = 0;
   bool mig_seen = false, pending_sep = false;
   int64_t pending_time = kMissingI64;
   std::map<int32_t, std::pair<std::string, std::string>> names;  // device -> (model, uuid)
+  std::map<std::string, int32_t, std::less<>> hosts;  // Hostname label -> order of appearance
   auto begin_scrape = [&](int64_t ts) {
     ++scrape;
     scrape_time.push_back(ts);
@@ -203,15 +207,26 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
       t.stats.Bump(ImportStat::truncated_tail);
       continue;
     }
-    std::string key = std::string(s.name) + s.labels_text;
+    const std::string_view key = s.series;
     if (scrape < 0 || pending_sep || seen.count(key) != 0) begin_scrape(pending_sep ? pending_time : kMissingI64);
     pending_sep = false;
     pending_time = kMissingI64;
-    seen.insert(std::move(key));
+    seen.insert(key);
     if (s.name.rfind("DCGM_FI_", 0) != 0) continue;  // go_*, process_*, DCGM_EXP_*: not fields
     ++dcgm_samples;
     bool mig = false;
-    const int32_t dev = PromDevice(s.labels, &mig);
+    int32_t dev = PromDevice(s.labels, &mig);
+    // Scrapes of several nodes in one file: each host's GPUs are devices of
+    // their own (host k's GPU g is 100k + g); a MIG slice past the first host
+    // has no id left and is dropped.
+    if (const std::string_view* h = PromLabel(s.labels, "Hostname"); h != nullptr && IsValid(dev)) {
+      auto it = hosts.find(*h);
+      if (it == hosts.end())
+        it = hosts.emplace(std::string(*h), static_cast<int32_t>(hosts.size())).first;
+      const int32_t k = it->second;
+      if (k > 0 && (mig || dev >= 100 || k >= 10)) dev = kMissingI32;
+      else if (k > 0) dev += 100 * k;
+    }
     if (!IsValid(dev)) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
@@ -230,10 +245,10 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
       }
     }
     auto& nm = names[dev];
-    if (auto m = s.labels.find("modelName"); m != s.labels.end() && nm.first.empty())
-      nm.first = m->second;
-    if (auto u = s.labels.find("UUID"); u != s.labels.end() && nm.second.empty())
-      nm.second = u->second;
+    if (const std::string_view* m = PromLabel(s.labels, "modelName"); m != nullptr && nm.first.empty())
+      nm.first = std::string(*m);
+    if (const std::string_view* u = PromLabel(s.labels, "UUID"); u != nullptr && nm.second.empty())
+      nm.second = std::string(*u);
     points.push_back({scrape, dev, f, s.name, s.ts_ns, v});
   }
   bool mapped = false;
@@ -278,6 +293,16 @@ Status ReadDcgmExporterText(std::string_view text, model::Trace& t) {
         std::string("DCGM_FI_PROF_GR_ENGINE_ACTIVE read as graphics-engine activity, not SM "
                     "activity") +
         (sm ? "" : "; no DCGM_FI_PROF_SM_ACTIVE, so SM activity is unknown"));
+  if (hosts.size() > 1) {
+    std::vector<std::string> order(hosts.size());
+    for (const auto& [h, k] : hosts) order[static_cast<size_t>(k)] = h;
+    std::string list;
+    for (size_t k = 0; k < order.size() && k < 10; ++k)
+      list += (k ? ", " : "") + order[k] + " = " + std::to_string(100 * k) + "+gpu";
+    t.info.import_notes.push_back(fmt::format(
+        "scrapes of {} hosts kept apart as devices: {}{}", hosts.size(), list,
+        hosts.size() > 10 ? "; hosts past the 10th dropped" : ""));
+  }
   if (mig_seen)
     t.info.import_notes.push_back(
         "MIG instances (GPU_I_ID) kept as their own devices: GPU g instance i as device "

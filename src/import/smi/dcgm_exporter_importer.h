@@ -8,7 +8,10 @@
 // Contract: DCGM_FI_* samples are mapped through the one DCGM field table
 // (model/dcgm_fields.h), other metric families are skipped. The device is the
 // `gpu` label (a MIG instance, `GPU_I_ID`, becomes device 1000 + 100*gpu + id);
-// `modelName` and `UUID` name the device. A new scrape starts where a series
+// `modelName` and `UUID` name the device. Scrapes of several hosts
+// (`Hostname` label) keep each host's GPUs apart: host k (in order of
+// appearance, k < 10) GPU g is device 100k + g; MIG slices of hosts past the
+// first are dropped (garbage_row). A new scrape starts where a series
 // repeats or at a separator line (`date` output, an ISO or epoch time, or any
 // other text line). Times, in order: the sample's own Prometheus timestamp
 // (ms), else the separator's time; when some scrape has neither, every sample

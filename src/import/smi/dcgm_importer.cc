@@ -1,5 +1,6 @@
 #include "import/smi/dcgm_importer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -41,6 +42,25 @@ bool IsGpuColumn(std::string_view c) {
   return u == "GPUID" || u == "GPU" || u == "ENTITY" || u == "ENTITYID" || u == "GPU_ID" ||
          u == "ENTITY_ID" || u == "GPU_INDEX" || u == "#ENTITY";
 }
+// IsEntityGroupColumn: DCGM's entity group beside the entity id (pydcgm
+// scripts write `entityGroupId,entityId,...`): 1 GPU, 4 GPU instance, 5
+// compute instance (dcgm_field_entity_group_t), or the names.
+bool IsEntityGroupColumn(std::string_view c) {
+  std::string u = DcgmUpperShort(c);
+  return u == "ENTITYGROUPID" || u == "ENTITY_GROUP_ID" || u == "ENTITY_GROUP" ||
+         u == "ENTITYGROUP" || u == "ENTITY_TYPE";
+}
+
+// DcgmGroupKind: the EntityDevice kind of an entity-group cell; "" for groups
+// that are not GPUs (vGPU, NVSwitch, NVLink, CPU) or unreadable cells.
+std::string_view DcgmGroupKind(std::string_view g) {
+  g = smi::Trim(g);
+  if (g == "1" || g == "GPU" || g == "DCGM_FE_GPU") return "GPU";
+  if (g == "4" || g == "GPU_I" || g == "GPU-I" || g == "DCGM_FE_GPU_I") return "GPU-I";
+  if (g == "5" || g == "GPU_CI" || g == "GPU-CI" || g == "DCGM_FE_GPU_CI") return "GPU-CI";
+  return {};
+}
+
 bool IsTimeColumn(std::string_view c) {
   if (c.empty() || std::isdigit(static_cast<unsigned char>(c[0]))) return false;
   std::string u = DcgmUpperShort(c);
@@ -121,7 +141,7 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
   std::vector<std::string_view> header;
   std::vector<MetricSpec> specs;  // per wide column, looked up once per header
   std::map<std::string, MetricSpec, std::less<>> field_specs;  // long form, per field name
-  int gpu_col = -1, time_col = -1, field_col = -1, value_col = -1;
+  int gpu_col = -1, time_col = -1, field_col = -1, value_col = -1, group_col = -1;
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = smi::Trim(lines[li]);
     if (l.empty()) continue;
@@ -133,10 +153,11 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       header = c;
       specs.clear();
       for (std::string_view x : c) specs.push_back(DcgmSpec(x));
-      gpu_col = time_col = field_col = value_col = -1;
+      gpu_col = time_col = field_col = value_col = group_col = -1;
       for (size_t i = 0; i < c.size(); ++i) {
         std::string u = AsciiUpper(c[i]);
-        if (IsGpuColumn(c[i]) && gpu_col < 0) gpu_col = static_cast<int>(i);
+        if (IsEntityGroupColumn(c[i])) group_col = static_cast<int>(i);
+        else if (IsGpuColumn(c[i]) && gpu_col < 0) gpu_col = static_cast<int>(i);
         else if (IsTimeColumn(c[i])) time_col = static_cast<int>(i);
         else if (u == "FIELD" || u == "FIELDID" || u == "FIELD_ID") field_col = static_cast<int>(i);
         else if (u == "VALUES" || u == "VALUE") value_col = static_cast<int>(i);
@@ -148,8 +169,11 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       t.stats.Bump(tail ? ImportStat::truncated_tail : ImportStat::garbage_row);
       continue;
     }
-    const int32_t dev =
-        gpu_col >= 0 ? smi::EntityDevice(c[static_cast<size_t>(gpu_col)], {}) : 0;
+    int32_t dev = gpu_col >= 0 ? smi::EntityDevice(c[static_cast<size_t>(gpu_col)], {}) : 0;
+    if (group_col >= 0 && gpu_col >= 0) {
+      const std::string_view kind = DcgmGroupKind(c[static_cast<size_t>(group_col)]);
+      dev = kind.empty() ? kMissingI32 : smi::EntityDevice(kind, c[static_cast<size_t>(gpu_col)]);
+    }
     if (!IsValid(dev)) {
       t.stats.Bump(ImportStat::garbage_row);
       continue;
@@ -172,7 +196,9 @@ Status ReadCsv(const std::vector<std::string_view>& lines, bool last_complete, m
       continue;
     }
     for (size_t i = 0; i < c.size(); ++i) {  // wide format
-      if (static_cast<int>(i) == gpu_col || static_cast<int>(i) == time_col) continue;
+      if (static_cast<int>(i) == gpu_col || static_cast<int>(i) == time_col ||
+          static_cast<int>(i) == group_col)
+        continue;
       const MetricSpec& spec = specs[i];
       if (!spec.known) continue;
       series.Add(dev, header[i], spec, ts, ParseValue(t, c[i], spec.scale));
@@ -195,14 +221,19 @@ bool LooksLikeDcgm(std::string_view prefix) {
     bool gpu = false, time = false, field = false, dcgm = false;
     size_t named = 0;  // cells that name a DCGM field by short name, id or DCGM_FI_ name
     size_t ids = 0, keys = 0;  // cells that are field ids; gpu/time cells
+    size_t prof = 0;  // profiling fields (1001+) by name, any case: "smact", "sm_active"
     for (std::string_view x : c) {
+      if (!x.empty() && std::isalpha(static_cast<unsigned char>(x[0]))) {
+        const model::DcgmField* f = model::FindDcgmField(x);
+        prof += f != nullptr && f->id >= 1001;
+      }
       keys += IsGpuColumn(x) || IsTimeColumn(x);
       ids += !x.empty() && std::isdigit(static_cast<unsigned char>(x[0])) &&
              model::FindDcgmField(x) != nullptr;
       gpu = gpu || IsGpuColumn(x);
       time = time || IsTimeColumn(x);
       std::string u = AsciiUpper(x);
-      field = field || u == "FIELD" || u == "FIELDID";
+      field = field || u == "FIELD" || u == "FIELDID" || u == "FIELD_ID";
       dcgm = dcgm || u.rfind("DCGM_FI_", 0) == 0;
       // Upper case only: "power" or "1002" in a script's header is not DCGM's.
       if (u == x && model::FindDcgmField(x) != nullptr &&
@@ -216,6 +247,8 @@ bool LooksLikeDcgm(std::string_view prefix) {
     // Field ids as column names (`dcgmi dmon -e 1001,1002` logged by a
     // script): every other cell is the entity or the time.
     if (gpu && ids >= 1 && ids + keys == c.size()) return true;
+    // Profiling fields are DCGM's whatever the case a script wrote them in.
+    if ((gpu || time) && prof >= 1) return true;
   }
   return false;
 }
@@ -249,6 +282,20 @@ Status ReadDcgmText(std::string_view text, model::Trace& t) {
     return InvalidInput("DCGM log with fields " + fields +
                         ": none gpuwhy maps (utilization, SM activity, memory, power, clocks: "
                         "docs/log_formats.md)");
+  // Profiling fields are ratios; a script that logged them as percent (a
+  // column above 1) is read as percent, and says so.
+  for (model::CounterSeries& s : t.counters) {
+    if (s.unit != CounterUnit::kRatio) continue;
+    double hi = 0;
+    for (double v : s.value)
+      if (IsValid(v)) hi = std::max(hi, v);
+    if (hi <= 1.0 + 1e-9 || hi > 100.0) continue;
+    for (double& v : s.value)
+      if (IsValid(v)) v *= 0.01;
+    t.info.import_notes.push_back(std::string("`") + std::string(t.Str(s.name)) +
+                                  "` (GPU " + std::to_string(s.device_id) +
+                                  ") holds values above 1: read as percent, not as DCGM's ratio");
+  }
   NoteDcgmFields(t);
   t.Finalize();
   return Status::Ok();

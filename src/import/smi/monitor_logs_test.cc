@@ -40,7 +40,9 @@ TEST(DcgmFieldTable, EveryNameFindsTheSameField) {
     SCOPED_TRACE(std::string(f.fi_name));
     EXPECT_EQ(model::FindDcgmField(std::to_string(f.id)), &f);
     EXPECT_EQ(model::FindDcgmField(f.fi_name), &f);
-    if (!f.short_name.empty()) EXPECT_EQ(model::FindDcgmField(f.short_name), &f);
+    if (!f.short_name.empty()) {
+      EXPECT_EQ(model::FindDcgmField(f.short_name), &f);
+    }
     EXPECT_TRUE(f.fi_name.starts_with("DCGM_FI_"));
   }
   // Ids are unique and ascending.
@@ -99,9 +101,39 @@ TEST(DcgmCsv, ShortNamesIdsMigEntitiesIsoTimesAndNa) {
   EXPECT_DOUBLE_EQ(MonFind(b, CounterKind::kGpuUtil, 0)->value[0], 0.40);
   EXPECT_TRUE(std::isnan(MonFind(b, CounterKind::kGpuUtil, 0)->value[1]));
   EXPECT_EQ(MonFind(b, CounterKind::kGpuUtil, 0)->period_ns, kNsPerS);
+  // Lower-case profiling names in percent (a script's own log): DCGM's
+  // fields, read as percent because the values pass 1.
+  const char* lower =
+      "time,gpu,smact,sm_occupancy\n"
+      "1767607200,0,40,20\n"
+      "1767607201,0,60,N/A\n";
+  ASSERT_TRUE(LooksLikeDcgm(lower));
+  model::Trace c;
+  ASSERT_TRUE(ReadDcgmText(lower, c).ok());
+  EXPECT_DOUBLE_EQ(MonFind(c, CounterKind::kSmActive, 0)->value[1], 0.60);
+  EXPECT_DOUBLE_EQ(MonFind(c, CounterKind::kSmOccupancy, 0)->value[0], 0.20);
+  EXPECT_TRUE(MonNoted(c, "`smact` (GPU 0) holds values above 1: read as percent"));
   // A script's lower-case "power" or a lone number is not a DCGM header.
   EXPECT_FALSE(LooksLikeDcgm("time,gpu,power\n1,0,3\n"));
   EXPECT_FALSE(LooksLikeDcgm("time,gpu,7\n1,0,3\n"));
+}
+
+// pydcgm-style long rows: the entity group (1 GPU, 4 GPU instance, 5 compute
+// instance) says what the entity id is; other groups are not GPUs.
+TEST(DcgmCsv, EntityGroupColumnTellsMigFromGpu) {
+  const char* csv =
+      "entityGroupId,entityId,fieldId,ts,value\n"
+      "1,0,1002,1767607200000000,0.5\n"
+      "4,0,1002,1767607200000000,0.25\n"
+      "5,2,1002,1767607200000000,0.125\n"
+      "3,0,1002,1767607200000000,0.9\n";
+  ASSERT_TRUE(LooksLikeDcgm(csv));
+  model::Trace t;
+  ASSERT_TRUE(ReadDcgmText(csv, t).ok());
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 0)->value[0], 0.5);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 1000)->value[0], 0.25);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kSmActive, 2002)->value[0], 0.125);
+  EXPECT_EQ(t.stats.Get(ImportStat::garbage_row), 1u);  // the NVSwitch row
 }
 
 TEST(DcgmCsv, OnlyUnmappedFieldsIsOneLineRefusal) {
@@ -187,6 +219,20 @@ TEST(DcgmExporter, ManyScrapesTimedByDateLinesOrSampleTimes) {
   ASSERT_TRUE(ReadDcgmExporterText(MonScrape(33, 0, false), c).ok());
   EXPECT_TRUE(MonFind(c, CounterKind::kGpuUtil, 0)->ts_are_indexes);
   EXPECT_TRUE(MonNoted(c, "without times"));
+}
+
+TEST(DcgmExporter, SeveralHostsKeepTheirGpusApart) {
+  const char* text =
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-a\",Hostname=\"node1\"} 90 1767607200000\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-b\",Hostname=\"node2\"} 10 1767607200000\n"
+      "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\",UUID=\"GPU-c\",Hostname=\"node2\"} 20 1767607200000\n";
+  model::Trace t;
+  ASSERT_TRUE(ReadDcgmExporterText(text, t).ok());
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->value[0], 0.90);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 100)->value[0], 0.10);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 101)->value[0], 0.20);
+  EXPECT_EQ(t.Str(t.FindDevice(101)->uuid), "GPU-c");
+  EXPECT_TRUE(MonNoted(t, "scrapes of 2 hosts kept apart as devices: node1 = 0+gpu, node2 = 100+gpu"));
 }
 
 TEST(DcgmExporter, NothingMappedIsOneLineRefusal) {
@@ -317,6 +363,22 @@ TEST(ScriptCsv, OwnHeadersReadByMeaning) {
   EXPECT_DOUBLE_EQ(MonFind(td, CounterKind::kGpuUtil, 0)->value[0], 0.45);
   EXPECT_DOUBLE_EQ(MonFind(td, CounterKind::kMemUsedBytes, 0)->value[0], 1.5 * 1024 * 1024 * 1024);
   EXPECT_EQ(td.stats.Get(ImportStat::garbage_row), 1u);
+}
+
+// No GPU column, rows 2 per tick a few ms apart: two GPUs by row order.
+TEST(ScriptCsv, RowsNPerTickWithoutAGpuColumnAreNGpus) {
+  std::string log = "time,gpu_util\n";
+  for (int i = 0; i < 6; ++i) {
+    log += std::to_string(1767607200000 + i * 1000) + ",90\n";
+    log += std::to_string(1767607200000 + i * 1000 + 3) + ",5\n";
+  }
+  model::Trace t;
+  ASSERT_TRUE(ReadScriptCsvText(log, t).ok());
+  ASSERT_NE(MonFind(t, CounterKind::kGpuUtil, 1), nullptr);
+  EXPECT_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->value.size(), 6u);
+  EXPECT_DOUBLE_EQ(MonFind(t, CounterKind::kGpuUtil, 1)->value[3], 0.05);
+  EXPECT_EQ(MonFind(t, CounterKind::kGpuUtil, 0)->period_ns, kNsPerS);
+  EXPECT_TRUE(MonNoted(t, "rows come 2 per tick"));
 }
 
 TEST(ScriptCsv, NoUtilizationColumnIsOneLineRefusal) {

@@ -569,34 +569,59 @@ Status ReadScriptCsvText(std::string_view text, model::Trace& t) {
   smi::SeriesBuilder series(t, "monitor-csv");
   std::map<std::string, int32_t> uuid_ordinal;
   std::map<int32_t, std::pair<std::string, std::string>> names;  // device -> (name, uuid)
+  // Each row's time (kMissingI64: untimed; bad: the row is garbage).
+  std::vector<int64_t> row_ts(rows.size(), kMissingI64);
+  std::vector<char> row_bad(rows.size(), 0);
   int64_t last_tod = kMissingI64, day_ns = 0;
-  for (const ScriptRow& r : rows) {
+  for (size_t k = 0; k < rows.size() && time_col >= 0 && tk != ScriptTimeKind::kNone; ++k) {
+    std::string_view c = rows[k].cells[static_cast<size_t>(time_col)];
     int64_t ts = kMissingI64;
-    if (time_col >= 0 && tk != ScriptTimeKind::kNone) {
-      std::string_view c = r.cells[static_cast<size_t>(time_col)];
-      bool ok = false;
-      if (tk == ScriptTimeKind::kRelative) {
-        double v;
-        std::string_view u;
-        if (smi::ParseNumber(c, &v, &u) && u.empty() && v >= 0 && v < 1e8) {
-          ts = static_cast<int64_t>(std::llround(v * static_cast<double>(rel_scale)));
-          ok = true;
-        }
-      } else if (tk == ScriptTimeKind::kWall) {
-        ok = smi::ParseTimestamp(c, &ts);
-      } else {
-        int64_t tod = 0;
-        ok = ScriptTimeOfDay(c, &tod);
-        if (ok) {  // a day added where the clock goes back
-          if (IsValid(last_tod) && tod + day_ns < last_tod) day_ns += 86400 * kNsPerS;
-          ts = last_tod = tod + day_ns;
-        }
+    bool ok = false;
+    if (tk == ScriptTimeKind::kRelative) {
+      double v;
+      std::string_view u;
+      if (smi::ParseNumber(c, &v, &u) && u.empty() && v >= 0 && v < 1e8) {
+        ts = static_cast<int64_t>(std::llround(v * static_cast<double>(rel_scale)));
+        ok = true;
       }
-      if (!ok) {
-        t.stats.Bump(ImportStat::garbage_row);
-        continue;
+    } else if (tk == ScriptTimeKind::kWall) {
+      ok = smi::ParseTimestamp(c, &ts);
+    } else {
+      int64_t tod = 0;
+      ok = ScriptTimeOfDay(c, &tod);
+      if (ok) {  // a day added where the clock goes back
+        // At most ~100 years of days (no int64 overflow on a fuzzed log).
+        if (IsValid(last_tod) && tod + day_ns < last_tod && day_ns < 86400 * kNsPerS * 36500)
+          day_ns += 86400 * kNsPerS;
+        ts = last_tod = tod + day_ns;
       }
     }
+    row_ts[k] = ts;
+    row_bad[k] = !ok;
+  }
+  // Without a GPU column, rows that come N per tick are N GPUs, told apart by
+  // their order within the tick (as in a --query-gpu log without `index`).
+  std::vector<int32_t> tick_pos;
+  int32_t per_tick = 0;
+  if (index_col < 0 && uuid_col < 0 && time_col >= 0 && tk != ScriptTimeKind::kNone) {
+    tick_pos = smi::TickPositions(row_ts);
+    std::map<int32_t, int64_t> size_count;
+    for (size_t i = 0; i < tick_pos.size(); ++i)
+      if (i + 1 == tick_pos.size() || tick_pos[i + 1] == 0) ++size_count[tick_pos[i] + 1];
+    int64_t best = 0;
+    for (const auto& [size, count] : size_count)
+      if (count > best) {
+        best = count;
+        per_tick = size;
+      }
+  }
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const ScriptRow& r = rows[k];
+    if (row_bad[k]) {
+      t.stats.Bump(ImportStat::garbage_row);
+      continue;
+    }
+    const int64_t ts = row_ts[k];
     int32_t dev = 0;
     if (index_col >= 0) {
       std::string_view c = r.cells[static_cast<size_t>(index_col)];
@@ -609,6 +634,12 @@ Status ReadScriptCsvText(std::string_view text, model::Trace& t) {
         t.stats.Bump(ImportStat::garbage_row);
         continue;
       }
+    } else if (!tick_pos.empty()) {
+      if (tick_pos[k] >= per_tick) {  // a tick with more rows than GPUs: cannot tell whose
+        t.stats.Bump(ImportStat::garbage_row);
+        continue;
+      }
+      dev = tick_pos[k];
     } else if (uuid_col >= 0) {
       std::string key(r.cells[static_cast<size_t>(uuid_col)]);
       dev = uuid_ordinal.emplace(key, static_cast<int32_t>(uuid_ordinal.size())).first->second;
@@ -672,7 +703,11 @@ Status ReadScriptCsvText(std::string_view text, model::Trace& t) {
   if (time_col < 0)
     t.info.import_notes.push_back("no time column: samples are row indexes, no sample period");
   if (index_col < 0 && uuid_col < 0)
-    t.info.import_notes.push_back("no GPU column: every row read as GPU 0");
+    t.info.import_notes.push_back(
+        !tick_pos.empty()
+            ? fmt::format("no GPU column, but rows come {} per tick: read as {} GPUs in row order",
+                          per_tick, per_tick)
+            : std::string("no GPU column: every row read as GPU 0"));
   for (const model::CounterSeries& s : t.counters) t.GetOrAddDevice(s.device_id);
   for (const auto& [dev, nm] : names) {
     model::Device& d = t.GetOrAddDevice(dev);

@@ -200,6 +200,59 @@ bool ParseTimestamp(std::string_view s, int64_t* ns) {
   return true;
 }
 
+std::vector<int32_t> TickPositions(const std::vector<int64_t>& ts) {
+  const size_t n = ts.size();
+  if (n < 6) return {};
+  std::vector<int64_t> d;
+  for (size_t i = 1; i < n; ++i)
+    if (IsValid(ts[i]) && IsValid(ts[i - 1]) && ts[i] >= ts[i - 1]) d.push_back(ts[i] - ts[i - 1]);
+  std::sort(d.begin(), d.end());
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  if (d.size() < 2) return {};          // one step size: one GPU, or stamps that cannot tell
+  constexpr int64_t kFloor = kNsPerMs;  // steps under 1 ms count as 1 ms
+  int64_t within = kMissingI64;
+  double best = 0;
+  for (size_t k = 0; k + 1 < d.size(); ++k) {
+    const double ratio = static_cast<double>(std::max(d[k + 1], kFloor)) /
+                         static_cast<double>(std::max(d[k], kFloor));
+    if (ratio > best) {
+      best = ratio;
+      within = d[k];
+    }
+  }
+  if (!IsValid(within) || best < 5.0 || within > 200 * kNsPerMs) return {};
+  std::vector<int32_t> pos(n, 0);
+  std::map<int32_t, int64_t> sizes;
+  int32_t cur = 0;
+  int64_t ticks = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool same = i > 0 && IsValid(ts[i]) && IsValid(ts[i - 1]) && ts[i] >= ts[i - 1] &&
+                      ts[i] - ts[i - 1] <= within;
+    if (!same) {
+      if (i > 0) ++sizes[cur + 1];
+      ++ticks;
+      cur = 0;
+    } else {
+      ++cur;
+    }
+    pos[i] = cur;
+  }
+  ++sizes[cur + 1];
+  int32_t mode = 0;
+  int64_t mode_count = 0;
+  for (const auto& [size, count] : sizes)
+    if (count > mode_count) {
+      mode = size;
+      mode_count = count;
+    }
+  // A node has at most 16 GPUs; more rows per "tick" are bursts of one GPU's samples.
+  if (mode < 2 || mode > 16 || ticks < 3 ||
+      static_cast<double>(mode_count) < 0.75 * static_cast<double>(ticks))
+    return {};
+  return pos;
+}
+
+
 Status ReadTextLog(const std::string& path, model::Trace& trace,
                    Status (*parse)(std::string_view, model::Trace&)) {
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));

@@ -58,6 +58,14 @@ inline constexpr int32_t kMigComputeDeviceBase = 2000;
 // `mig` (optional) is set when the entity is a MIG instance.
 int32_t EntityDevice(std::string_view kind, std::string_view id, bool* mig = nullptr);
 
+// TickPositions: for rows without a device column whose timestamps come in
+// ticks of N rows (one per GPU, a few ms apart, then a sample period), each
+// row's position within its tick; empty when the rows are not N >= 2 per tick.
+// A tick boundary is a step above the largest within-tick step: the biggest
+// ratio between consecutive distinct steps (>= 5x, the lower one <= 200 ms).
+// N is the most common tick size (2..16), held by >= 75% of >= 3 ticks.
+std::vector<int32_t> TickPositions(const std::vector<int64_t>& ts);
+
 // ParseTimestamp: wall-clock ns since the Unix epoch, or false.
 bool ParseTimestamp(std::string_view s, int64_t* ns);
 
