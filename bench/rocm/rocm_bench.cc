@@ -1,5 +1,7 @@
-// rocm_bench [--rows N] [--repeat R] NSYS.sqlite
+// rocm_bench [--rows N] [--repeat R] [--dir DIR] NSYS.sqlite
 //
+// --dir DIR keeps the databases in DIR and reuses them when present (for
+// profiling the readers alone).
 // Writes three synthetic databases of N kernel dispatches, each with one
 // launching API call per dispatch (joined on the correlation id), into a
 // temp folder: a rocprofv3 rocpd database (schema 3, start/end in the rows),
@@ -174,10 +176,12 @@ bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
 int main(int argc, char** argv) {
   long rows = 1000000;
   int repeat = 3;
-  std::string nsys;
+  std::string nsys, keep;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) {
       rows = std::atol(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--dir") && i + 1 < argc) {
+      keep = argv[++i];
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
     } else {
@@ -188,13 +192,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: rocm_bench [--rows N] [--repeat R] NSYS.sqlite\n");
     return 1;
   }
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     ("gpuwhy_rocm_bench_" + std::to_string(::getpid())))
-                        .string();
+  std::string dir = !keep.empty() ? keep
+                                  : (std::filesystem::temp_directory_path() /
+                                     ("gpuwhy_rocm_bench_" + std::to_string(::getpid())))
+                                        .string();
   std::filesystem::create_directories(dir);
   std::string rocpd = dir + "/rocpd.db", rpd = dir + "/bench.rpd", v1 = dir + "/results.db";
   double t0 = Now();
-  if (!Make(rocpd, RocpdSql(rows)) || !Make(rpd, RpdSql(rows)) || !Make(v1, V1Sql(rows)))
+  bool reuse = !keep.empty() && std::filesystem::exists(v1);
+  if (!reuse &&
+      (!Make(rocpd, RocpdSql(rows)) || !Make(rpd, RpdSql(rows)) || !Make(v1, V1Sql(rows))))
     return 1;
   std::printf("wrote 3 databases of %ld dispatches in %.1f s; best of %d rounds:\n", rows,
               Now() - t0, repeat);
@@ -211,7 +218,7 @@ int main(int argc, char** argv) {
             Measure("rocprof-v1-db", repeat,
                     [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadRocmSqlite(v1, t); },
                     &c);
-  std::filesystem::remove_all(dir);
+  if (keep.empty()) std::filesystem::remove_all(dir);
   if (!ok) return 1;
   auto rate = [](const Result& r) { return (r.kernels + r.api) / r.best_s; };
   std::printf("vs nsys event rows/s: rocpd %.2fx, rpd %.2fx, rocprof v1 %.2fx\n",

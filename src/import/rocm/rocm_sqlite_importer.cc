@@ -28,7 +28,9 @@ namespace {
 template <typename T>
 class RocmIdVec {
  public:
-  RocmIdVec(T missing, uint64_t rows) : missing_(missing), cap_(rows * 4 + 4096) {}
+  RocmIdVec(T missing, uint64_t rows) : missing_(missing), cap_(rows * 4 + 4096) {
+    v_.reserve(static_cast<size_t>(std::min<uint64_t>(rows + 1, uint64_t{1} << 26)));
+  }
   bool Put(int64_t id, T v) {
     if (!IsValid(id) || id < 0 || static_cast<uint64_t>(id) >= cap_) return false;
     if (static_cast<size_t>(id) >= v_.size()) v_.resize(static_cast<size_t>(id) + 1, missing_);
@@ -282,18 +284,36 @@ Status RocpdReader::Session(const std::string& sfx) {
         },
         restore_stats, &rows));
   // EventTrack: the track of a row, from its track_id or its own columns.
+  // The last (agent, pid, tid) row ids resolved: consecutive rows repeat them.
+  int64_t last_agent = kMissingI64, last_pid = kMissingI64, last_tid = kMissingI64;
+  int32_t last_device = kMissingI32, last_pid_v = kMissingI32;
+  int64_t last_tid_v = kMissingI64;
   auto event_track = [&](const RocmInts& a, int track, int agent, int queue, int stream, int pid,
                          int tid) {
     RocpdTrack k = tracks.Get(a.I64(track));
-    if (!IsValid(k.device) && IsValid(a.I64(agent))) k.device = device(a.I64(agent));
+    if (!IsValid(k.device) && IsValid(a.I64(agent))) {
+      if (a.I64(agent) != last_agent) {
+        last_agent = a.I64(agent);
+        last_device = device(last_agent);
+      }
+      k.device = last_device;
+    }
     if (!IsValid(k.stream)) k.stream = IsValid(a.I64(stream)) ? a.I64(stream) : a.I64(queue);
     if (!IsValid(k.pid) && IsValid(a.I64(pid))) {
-      auto p = pid_of.find(a.I64(pid));
-      k.pid = p != pid_of.end() ? p->second : a.I32(pid);
+      if (a.I64(pid) != last_pid) {
+        last_pid = a.I64(pid);
+        auto p = pid_of.find(last_pid);
+        last_pid_v = p != pid_of.end() ? p->second : a.I32(pid);
+      }
+      k.pid = last_pid_v;
     }
     if (!IsValid(k.tid) && IsValid(a.I64(tid))) {
-      auto th = tid_of.find(a.I64(tid));
-      k.tid = th != tid_of.end() ? th->second : a.I64(tid);
+      if (a.I64(tid) != last_tid) {
+        last_tid = a.I64(tid);
+        auto th = tid_of.find(last_tid);
+        last_tid_v = th != tid_of.end() ? th->second : a.I64(tid);
+      }
+      k.tid = last_tid_v;
     }
     return k;
   };
@@ -866,7 +886,10 @@ Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan
       int64_t s, e;
       if (!interval(a, &s, &e)) return;
       std::string_view name = a.Text(4);
-      model::CopyKind kind = rocm::CopyKindOfDirection(name);
+      // Kernel names are long: only a Copy* name can be a copy.
+      model::CopyKind kind = (table == "COPY" || name.rfind("Copy", 0) == 0)
+                                 ? rocm::CopyKindOfDirection(name)
+                                 : model::CopyKind::kUnknown;
       if (table == "COPY" || kind != model::CopyKind::kUnknown) {
         model::MemcpyRow m;
         m.start_ns = s;
