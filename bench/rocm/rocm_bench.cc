@@ -9,9 +9,13 @@
 // imports NSYS.sqlite (the baseline: `make_big_nsys OUT N` writes one
 // kernel and one runtime row per launch, the same shape) and each database
 // through the registry's readers into a fresh Trace, and prints per reader
-// the best round's wall time, event rows/s (kernels + API calls) and the
-// peak RSS of that reader alone (VmHWM, reset through /proc/self/clear_refs
-// before each). The machine may be shared: best-of-R wall.
+// the best round's wall time, table rows/s (every row of every table the
+// reader scans: for nsys the kernel, runtime and string rows it reports, for
+// the others every row of their database, all of which they read), event
+// rows/s (kernels + API calls: rocpd spends 2 more rows per launch on
+// rocpd_event, RPD 2 on rocpd_api_ops / rocpd_kernelapi) and the peak RSS of
+// that reader alone (VmHWM, reset through /proc/self/clear_refs before
+// each). The machine may be shared: best-of-R wall.
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -144,8 +148,37 @@ std::string V1Sql(long n) {
 struct Result {
   double best_s = 1e30;
   size_t kernels = 0, api = 0;
+  uint64_t table_rows = 0;
   long rss_kb = 0;
 };
+
+// TableRows: rows of every table in the database at `path`.
+uint64_t TableRows(const std::string& path) {
+  sqlite3* db = nullptr;
+  uint64_t n = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    std::vector<std::string> tables;
+    sqlite3_exec(
+        db, "SELECT name FROM sqlite_master WHERE type='table'",
+        [](void* p, int, char** v, char**) {
+          static_cast<std::vector<std::string>*>(p)->emplace_back(v[0] ? v[0] : "");
+          return 0;
+        },
+        &tables, nullptr);
+    for (const std::string& t : tables) {
+      std::string q = "SELECT count(*) FROM \"" + t + "\"";
+      sqlite3_exec(
+          db, q.c_str(),
+          [](void* p, int, char** v, char**) {
+            *static_cast<uint64_t*>(p) += v[0] ? std::strtoull(v[0], nullptr, 10) : 0;
+            return 0;
+          },
+          &n, nullptr);
+    }
+  }
+  sqlite3_close(db);
+  return n;
+}
 
 template <typename Fn>
 bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
@@ -166,8 +199,11 @@ bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
     if (rss > r->rss_kb) r->rss_kb = rss;
   }
   double rows = static_cast<double>(r->kernels + r->api);
-  std::printf("  %-22s %9zu kernels %9zu api  %.3f s  %6.2f M event rows/s  peak RSS %ld MiB\n",
-              what, r->kernels, r->api, r->best_s, rows / r->best_s / 1e6, r->rss_kb / 1024);
+  std::printf("  %-16s %8zu kernels %8zu api %9llu table rows  %.3f s  %6.2f M table rows/s  "
+              "%5.2f M event rows/s  peak RSS %ld MiB\n",
+              what, r->kernels, r->api, static_cast<unsigned long long>(r->table_rows), r->best_s,
+              static_cast<double>(r->table_rows) / r->best_s / 1e6, rows / r->best_s / 1e6,
+              r->rss_kb / 1024);
   return true;
 }
 
@@ -206,8 +242,18 @@ int main(int argc, char** argv) {
   std::printf("wrote 3 databases of %ld dispatches in %.1f s; best of %d rounds:\n", rows,
               Now() - t0, repeat);
   Result base, a, b, c;
+  a.table_rows = TableRows(rocpd);
+  b.table_rows = TableRows(rpd);
+  c.table_rows = TableRows(v1);
   bool ok = Measure("nsys (baseline)", repeat,
-                    [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadNsysSqlite(nsys, t); },
+                    [&](gpuwhy::model::Trace& t) {
+                      gpuwhy::import::NsysScanStats scan;
+                      gpuwhy::Status s = gpuwhy::import::ReadNsysSqlite(nsys, t, &scan);
+                      base.table_rows = scan.kernel_rows + scan.runtime_rows + scan.string_rows +
+                                        scan.memcpy_rows + scan.memset_rows + scan.sync_rows +
+                                        scan.nvtx_rows + scan.osrt_rows + scan.metric_rows;
+                      return s;
+                    },
                     &base) &&
             Measure("rocpd-sqlite", repeat,
                     [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadRocmSqlite(rocpd, t); },
@@ -220,7 +266,10 @@ int main(int argc, char** argv) {
                     &c);
   if (keep.empty()) std::filesystem::remove_all(dir);
   if (!ok) return 1;
-  auto rate = [](const Result& r) { return (r.kernels + r.api) / r.best_s; };
+  auto rate = [](const Result& r) { return static_cast<double>(r.kernels + r.api) / r.best_s; };
+  auto trate = [](const Result& r) { return static_cast<double>(r.table_rows) / r.best_s; };
+  std::printf("vs nsys table rows/s: rocpd %.2fx, rpd %.2fx, rocprof v1 %.2fx\n",
+              trate(a) / trate(base), trate(b) / trate(base), trate(c) / trate(base));
   std::printf("vs nsys event rows/s: rocpd %.2fx, rpd %.2fx, rocprof v1 %.2fx\n",
               rate(a) / rate(base), rate(b) / rate(base), rate(c) / rate(base));
   return 0;

@@ -33,8 +33,13 @@ class RocmIdVec {
   }
   bool Put(int64_t id, T v) {
     if (!IsValid(id) || id < 0 || static_cast<uint64_t>(id) >= cap_) return false;
-    if (static_cast<size_t>(id) >= v_.size()) v_.resize(static_cast<size_t>(id) + 1, missing_);
-    v_[static_cast<size_t>(id)] = std::move(v);
+    const auto i = static_cast<size_t>(id);
+    if (i == v_.size()) {  // the usual case: ids dense and in order
+      v_.push_back(std::move(v));
+      return true;
+    }
+    if (i > v_.size()) v_.resize(i + 1, missing_);
+    v_[i] = std::move(v);
     return true;
   }
   const T& Get(int64_t id) const {
