@@ -77,6 +77,19 @@ uint64_t RocmCountRows(const SqliteDb& db, const std::string& table) {
   return 0;
 }
 
+// RocmRequire: an error naming the first of `cols` that `table` lacks (a
+// table of the right name but another layout), else OK.
+Status RocmRequire(const SqliteDb& db, const std::string& table,
+                   std::initializer_list<std::string_view> cols, std::string_view what) {
+  std::vector<std::string> have = db.Columns(table);
+  for (std::string_view c : cols)
+    if (RocmSqlCol(have, c) == "NULL")
+      return InvalidInput(fmt::format("{}: {} table {} has no column {}: not the layout gpuwhy "
+                                      "reads",
+                                      db.path(), what, OneLine(table, 80), c));
+  return Status::Ok();
+}
+
 // RocmInts: one row of integer columns (NULL = kMissingI64), from the page
 // reader or from SQL.
 struct RocmInts {
@@ -322,10 +335,13 @@ Status RocpdReader::Session(const std::string& sfx) {
     }
     return k;
   };
+  Status layout_error;
   // Columns of an event table: "start_id" (track layout) or "start" (direct).
   auto layout = [&](const std::string& tbl, bool* direct) {
     std::vector<std::string> cols = db_.Columns(tbl);
     *direct = RocmSqlCol(cols, "start_id") == "NULL";
+    layout_error = RocmRequire(db_, tbl, {*direct ? "start" : "start_id", *direct ? "end" : "end_id"},
+                               "rocpd");
     return std::vector<std::string>{"track_id", *direct ? "start" : "start_id",
                                     *direct ? "end" : "end_id", "agent_id", "queue_id",
                                     "stream_id", "pid", "tid"};
@@ -402,6 +418,7 @@ Status RocpdReader::Session(const std::string& sfx) {
   if (Has(kdt)) {
     bool direct = false;
     std::vector<std::string> cols = layout(kdt, &direct);
+    RETURN_IF_ERROR(layout_error);
     for (const char* c : {"kernel_id", "group_segment_size", "workgroup_size_x",
                           "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y",
                           "grid_size_z", "event_id"})
@@ -449,6 +466,7 @@ Status RocpdReader::Session(const std::string& sfx) {
   if (Has(mct)) {
     bool direct = false;
     std::vector<std::string> cols = layout(mct, &direct);
+    RETURN_IF_ERROR(layout_error);
     for (const char* c : {"name_id", "dst_agent_id", "src_agent_id", "size", "event_id"})
       cols.emplace_back(c);
     mark();
@@ -502,6 +520,7 @@ Status RocpdReader::Session(const std::string& sfx) {
     StringId roctx = t_.strings.Intern("roctx");
     bool direct = false;
     std::vector<std::string> cols = layout(rt, &direct);
+    RETURN_IF_ERROR(layout_error);
     cols.emplace_back("name_id");
     cols.emplace_back("event_id");
     mark();
@@ -675,6 +694,9 @@ Status RpdReader::Run() {
     return true;
   };
   // API calls (markers apart); a call's name decides how its grid reads.
+  RETURN_IF_ERROR(RocmRequire(db_, "rocpd_api", {"id", "start", "end", "apiName_id"}, "RPD"));
+  RETURN_IF_ERROR(
+      RocmRequire(db_, "rocpd_op", {"id", "gpuId", "start", "end", "opType_id"}, "RPD"));
   uint64_t n_api = RocmCountRows(db_, "rocpd_api");
   RocmIdVec<int8_t> api_module(0, n_api);
   mark();
