@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -364,14 +365,50 @@ Status RocpdReader::Session(const std::string& sfx) {
   // Events: correlation ids and categories.
   std::string et = table("rocpd_event");
   RocmIdVec<RocpdEvent> events(RocpdEvent{}, Has(et) ? RocmCountRows(db_, et) : 0);
-  mark();
-  if (Has(et))
-    RETURN_IF_ERROR(RocmScanInts(
-        db_, et, {"id", "correlation_id", "category_id"},
+  // The event table is as long as the dispatch and region tables together:
+  // a file is read on a second thread over its own connection while the
+  // dispatches are read here (they keep their event id until the join).
+  uint64_t event_garbage = 0;
+  Status event_status;
+  auto read_events = [&, et](const SqliteDb& db) {
+    uint64_t n = 0;
+    event_garbage = 0;
+    event_status = RocmScanInts(
+        db, et, {"id", "correlation_id", "category_id"},
         [&](const RocmInts& a) {
-          if (!events.Put(a.I64(0), {a.I64(1), a.I64(2)})) t_.stats.Bump(ImportStat::garbage_row);
+          if (!events.Put(a.I64(0), {a.I64(1), a.I64(2)})) ++event_garbage;
         },
-        restore_stats, &rows));
+        [&] { event_garbage = 0; }, &n);
+  };
+  struct RocpdJoin {
+    std::thread th;
+    ~RocpdJoin() {
+      if (th.joinable()) th.join();
+    }
+  } event_thread;
+  bool events_pending = false;
+  if (Has(et)) {
+    if (!db_.in_memory() && std::thread::hardware_concurrency() >= 2) {
+      events_pending = true;
+      event_thread.th = std::thread([&, read_events] {
+        Result<SqliteDb> own = SqliteDb::OpenReadOnly(db_.path());
+        if (!own.ok()) {
+          event_status = own.status();
+          return;
+        }
+        read_events(*own);
+      });
+    } else {
+      read_events(db_);
+    }
+  }
+  auto join_events = [&]() -> Status {
+    if (event_thread.th.joinable()) event_thread.th.join();
+    t_.stats.Bump(ImportStat::garbage_row, event_garbage);
+    event_garbage = 0;
+    return event_status;
+  };
+  if (!events_pending) RETURN_IF_ERROR(join_events());
   // Schema 3 as released keeps start/end (and agent, queue, stream, pid,
   // tid) in each event row; the later layout points at rocpd_timestamp and
   // rocpd_track rows instead. Both are read: `direct` says which.
@@ -415,6 +452,7 @@ Status RocpdReader::Session(const std::string& sfx) {
   bool want_pmc = Has(table("rocpd_pmc_event")) && Has(table("rocpd_info_pmc"));
   std::unordered_map<int64_t, std::pair<int32_t, int64_t>> dispatch_of_event;  // -> device, end
   std::string kdt = table("rocpd_kernel_dispatch");
+  const size_t kernels_first = t_.kernels.size();
   if (Has(kdt)) {
     bool direct = false;
     std::vector<std::string> cols = layout(kdt, &direct);
@@ -447,8 +485,7 @@ Status RocpdReader::Session(const std::string& sfx) {
             *g[i] = rocm::Workgroups(a.I64(13 + i), w);
           }
           int64_t event = a.I64(16);
-          k.correlation_id = events.Get(event).correlation_id;
-          if (!IsValid(k.correlation_id)) t_.stats.Bump(ImportStat::missing_correlation);
+          k.correlation_id = event;  // the event's correlation id after the join
           t_.kernels.Append(k);
           if (IsValid(tr.pid)) t_.kernels.pid.Set(t_.kernels.size() - 1, tr.pid);
           if (IsValid(event) && want_pmc) dispatch_of_event[event] = {k.device_id, k.end_ns};
@@ -460,6 +497,12 @@ Status RocpdReader::Session(const std::string& sfx) {
         },
         &rows));
     if (scan_) scan_->kernel_rows += rows;
+  }
+  RETURN_IF_ERROR(join_events());
+  for (size_t i = kernels_first; i < t_.kernels.size(); ++i) {
+    int64_t& c = t_.kernels.correlation_id[i];
+    c = events.Get(c).correlation_id;
+    if (!IsValid(c)) t_.stats.Bump(ImportStat::missing_correlation);
   }
   // Memory copies.
   std::string mct = table("rocpd_memory_copy");
