@@ -1,5 +1,7 @@
-// rocm_bench [--rows N] [--repeat R] NSYS.sqlite
+// rocm_bench [--rows N] [--repeat R] [--dir DIR] NSYS.sqlite
 //
+// --dir DIR keeps the databases in DIR and reuses them when present (for
+// profiling the readers alone).
 // Writes three synthetic databases of N kernel dispatches, each with one
 // launching API call per dispatch (joined on the correlation id), into a
 // temp folder: a rocprofv3 rocpd database (schema 3, start/end in the rows),
@@ -7,12 +9,22 @@
 // imports NSYS.sqlite (the baseline: `make_big_nsys OUT N` writes one
 // kernel and one runtime row per launch, the same shape) and each database
 // through the registry's readers into a fresh Trace, and prints per reader
-// the best round's wall time, event rows/s (kernels + API calls) and the
-// peak RSS of that reader alone (VmHWM, reset through /proc/self/clear_refs
-// before each). The machine may be shared: best-of-R wall.
+// the best round's wall time, table rows/s (every row of every table the
+// reader scans: for nsys the kernel, runtime and string rows it reports, for
+// the others every row of their database, all of which they read), event
+// rows/s (kernels + API calls: rocpd spends 2 more rows per launch on
+// rocpd_event, RPD 2 on rocpd_api_ops / rocpd_kernelapi) and the peak RSS of
+// that reader alone (VmHWM, reset through /proc/self/clear_refs before
+// each). The machine may be shared: best-of-R wall.
+//
+// The rocprofv3 CSV reader runs on a kernel_trace.csv of N dispatches in the
+// layout of ROCm 6.3+ (quoted cells, "Agent N", per-axis sizes), beside a
+// baseline pass over the same bytes that only splits lines and counts commas
+// (the least any CSV reader does): MB/s and rows/s of both.
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +36,7 @@
 
 #include "import/nsys/nsys_importer.h"
 #include "import/rocm/rocm_sqlite_importer.h"
+#include "import/rocm/rocprof_csv_importer.h"
 
 namespace {
 
@@ -142,8 +155,37 @@ std::string V1Sql(long n) {
 struct Result {
   double best_s = 1e30;
   size_t kernels = 0, api = 0;
+  uint64_t table_rows = 0;
   long rss_kb = 0;
 };
+
+// TableRows: rows of every table in the database at `path`.
+uint64_t TableRows(const std::string& path) {
+  sqlite3* db = nullptr;
+  uint64_t n = 0;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    std::vector<std::string> tables;
+    sqlite3_exec(
+        db, "SELECT name FROM sqlite_master WHERE type='table'",
+        [](void* p, int, char** v, char**) {
+          static_cast<std::vector<std::string>*>(p)->emplace_back(v[0] ? v[0] : "");
+          return 0;
+        },
+        &tables, nullptr);
+    for (const std::string& t : tables) {
+      std::string q = "SELECT count(*) FROM \"" + t + "\"";
+      sqlite3_exec(
+          db, q.c_str(),
+          [](void* p, int, char** v, char**) {
+            *static_cast<uint64_t*>(p) += v[0] ? std::strtoull(v[0], nullptr, 10) : 0;
+            return 0;
+          },
+          &n, nullptr);
+    }
+  }
+  sqlite3_close(db);
+  return n;
+}
 
 template <typename Fn>
 bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
@@ -164,9 +206,68 @@ bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
     if (rss > r->rss_kb) r->rss_kb = rss;
   }
   double rows = static_cast<double>(r->kernels + r->api);
-  std::printf("  %-22s %9zu kernels %9zu api  %.3f s  %6.2f M event rows/s  peak RSS %ld MiB\n",
-              what, r->kernels, r->api, r->best_s, rows / r->best_s / 1e6, r->rss_kb / 1024);
+  std::printf("  %-16s %8zu kernels %8zu api %9llu table rows  %.3f s  %6.2f M table rows/s  "
+              "%5.2f M event rows/s  peak RSS %ld MiB\n",
+              what, r->kernels, r->api, static_cast<unsigned long long>(r->table_rows), r->best_s,
+              static_cast<double>(r->table_rows) / r->best_s / 1e6, rows / r->best_s / 1e6,
+              r->rss_kb / 1024);
   return true;
+}
+
+std::string KernelTraceCsv(long n) {
+  std::string s =
+      "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\","
+      "\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\","
+      "\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+      "\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\","
+      "\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+  s.reserve(static_cast<size_t>(n) * 260);
+  char buf[512];
+  for (long i = 1; i <= n; ++i) {
+    int len = std::snprintf(
+        buf, sizeof buf,
+        "\"KERNEL_DISPATCH\",\"Agent 2\",\"1\",\"0\",\"4242\",\"%ld\",\"%ld\","
+        "\"void gemm_kernel_%ld<float, 128, 64>(float const*, float const*, float*, int) [clone "
+        ".kd]\",\"%ld\",\"%ld\",\"%ld\",\"1024\",\"0\",\"32\",\"0\",\"24\",\"256\",\"1\","
+        "\"1\",\"65536\",\"1\",\"1\"\n",
+        i, i % 64, i % 64, i, 1000000000L + i * 2000, 1000000000L + i * 2000 + 1500);
+    s.append(buf, static_cast<size_t>(len));
+  }
+  return s;
+}
+
+void CsvBench(long n, int repeat) {
+  std::string text = KernelTraceCsv(n);
+  double mb = static_cast<double>(text.size()) / 1e6;
+  double best_base = 1e30, best = 1e30;
+  size_t lines = 0, commas = 0, kernels = 0;
+  long rss_kb = 0;
+  for (int i = 0; i < repeat; ++i) {
+    double t0 = Now();
+    lines = commas = 0;
+    for (char c : text) {
+      lines += c == '\n';
+      commas += c == ',';
+    }
+    best_base = std::min(best_base, Now() - t0);
+    ResetPeakRss();
+    gpuwhy::model::Trace t;
+    t0 = Now();
+    gpuwhy::Status st = gpuwhy::import::ParseRocprofCsv(text, "bench.csv", t);
+    double dt = Now() - t0;
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      return;
+    }
+    best = std::min(best, dt);
+    kernels = t.kernels.size();
+    rss_kb = std::max(rss_kb, PeakRssKb());
+  }
+  std::printf("rocprofv3 kernel_trace.csv, %.1f MB, %zu lines (%zu commas):\n", mb, lines, commas);
+  std::printf("  %-16s %.3f s  %7.1f MB/s\n", "baseline (scan)", best_base, mb / best_base);
+  std::printf("  %-16s %.3f s  %7.1f MB/s  %5.2f M rows/s  %zu kernels  peak RSS %ld MiB\n",
+              "rocprofv3-csv", best, mb / best, static_cast<double>(kernels) / best / 1e6, kernels,
+              rss_kb / 1024);
 }
 
 }  // namespace
@@ -174,10 +275,12 @@ bool Measure(const char* what, int repeat, Fn&& read, Result* r) {
 int main(int argc, char** argv) {
   long rows = 1000000;
   int repeat = 3;
-  std::string nsys;
+  std::string nsys, keep;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rows") && i + 1 < argc) {
       rows = std::atol(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--dir") && i + 1 < argc) {
+      keep = argv[++i];
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
     } else {
@@ -188,19 +291,32 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: rocm_bench [--rows N] [--repeat R] NSYS.sqlite\n");
     return 1;
   }
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     ("gpuwhy_rocm_bench_" + std::to_string(::getpid())))
-                        .string();
+  std::string dir = !keep.empty() ? keep
+                                  : (std::filesystem::temp_directory_path() /
+                                     ("gpuwhy_rocm_bench_" + std::to_string(::getpid())))
+                                        .string();
   std::filesystem::create_directories(dir);
   std::string rocpd = dir + "/rocpd.db", rpd = dir + "/bench.rpd", v1 = dir + "/results.db";
   double t0 = Now();
-  if (!Make(rocpd, RocpdSql(rows)) || !Make(rpd, RpdSql(rows)) || !Make(v1, V1Sql(rows)))
+  bool reuse = !keep.empty() && std::filesystem::exists(v1);
+  if (!reuse &&
+      (!Make(rocpd, RocpdSql(rows)) || !Make(rpd, RpdSql(rows)) || !Make(v1, V1Sql(rows))))
     return 1;
   std::printf("wrote 3 databases of %ld dispatches in %.1f s; best of %d rounds:\n", rows,
               Now() - t0, repeat);
   Result base, a, b, c;
+  a.table_rows = TableRows(rocpd);
+  b.table_rows = TableRows(rpd);
+  c.table_rows = TableRows(v1);
   bool ok = Measure("nsys (baseline)", repeat,
-                    [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadNsysSqlite(nsys, t); },
+                    [&](gpuwhy::model::Trace& t) {
+                      gpuwhy::import::NsysScanStats scan;
+                      gpuwhy::Status s = gpuwhy::import::ReadNsysSqlite(nsys, t, &scan);
+                      base.table_rows = scan.kernel_rows + scan.runtime_rows + scan.string_rows +
+                                        scan.memcpy_rows + scan.memset_rows + scan.sync_rows +
+                                        scan.nvtx_rows + scan.osrt_rows + scan.metric_rows;
+                      return s;
+                    },
                     &base) &&
             Measure("rocpd-sqlite", repeat,
                     [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadRocmSqlite(rocpd, t); },
@@ -211,10 +327,14 @@ int main(int argc, char** argv) {
             Measure("rocprof-v1-db", repeat,
                     [&](gpuwhy::model::Trace& t) { return gpuwhy::import::ReadRocmSqlite(v1, t); },
                     &c);
-  std::filesystem::remove_all(dir);
+  if (keep.empty()) std::filesystem::remove_all(dir);
   if (!ok) return 1;
-  auto rate = [](const Result& r) { return (r.kernels + r.api) / r.best_s; };
+  auto rate = [](const Result& r) { return static_cast<double>(r.kernels + r.api) / r.best_s; };
+  auto trate = [](const Result& r) { return static_cast<double>(r.table_rows) / r.best_s; };
+  std::printf("vs nsys table rows/s: rocpd %.2fx, rpd %.2fx, rocprof v1 %.2fx\n",
+              trate(a) / trate(base), trate(b) / trate(base), trate(c) / trate(base));
   std::printf("vs nsys event rows/s: rocpd %.2fx, rpd %.2fx, rocprof v1 %.2fx\n",
               rate(a) / rate(base), rate(b) / rate(base), rate(c) / rate(base));
+  CsvBench(rows, repeat);
   return 0;
 }

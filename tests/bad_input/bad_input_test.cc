@@ -370,11 +370,11 @@ TEST_F(BadInput, RocmProfilerFilesFailInOneLine) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(cut), std::string::npos) << r.status().message();
   EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
-  // An RPD whose rocpd_op lacks its times: the scan names the table.
+  // An RPD whose rocpd_op lacks its times: the table and column are named.
   std::string rpd = (dir_ / "odd.rpd").string();
   RocmMakeDb(rpd, "CREATE TABLE rocpd_op (id INTEGER PRIMARY KEY, gpuId INTEGER);"
                   "CREATE TABLE rocpd_api (id INTEGER PRIMARY KEY, pid INTEGER);");
-  ExpectError(rpd, "rocpd_api");
+  ExpectError(rpd, "RPD table rocpd_api has no column start");
   // rocprof v1 results.db with empty tables holds nothing.
   std::string v1 = (dir_ / "results.db").string();
   RocmMakeDb(v1, "CREATE TABLE OPS (BeginNs INTEGER, EndNs INTEGER, Name TEXT);"

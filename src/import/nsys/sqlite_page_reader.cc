@@ -162,7 +162,12 @@ Result<PageTablePlan> PlanIntTable(sqlite3* db, std::string_view table,
   // An INTEGER PRIMARY KEY (not DESC) is the rowid, stored as NULL in records.
   int rowid_alias = -1;
   if (pk_cols == 1 && cols[static_cast<size_t>(pk_index)].type == "INTEGER") {
-    if (sql.find("DESC") != std::string::npos) return Unsupported("INTEGER PRIMARY KEY DESC");
+    // DESC as a word: a column such as RPD's `description_id` does not count.
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = sql.find("DESC"); at != std::string::npos; at = sql.find("DESC", at + 1)) {
+      bool word = (at == 0 || !ident(sql[at - 1])) && (at + 4 >= sql.size() || !ident(sql[at + 4]));
+      if (word) return Unsupported("INTEGER PRIMARY KEY DESC");
+    }
     rowid_alias = pk_index;
   }
   for (std::string_view want : columns) {

@@ -289,6 +289,36 @@ TEST_F(PageReaderTest, NonIntegerCellsFallBackToSqlite) {
   }
 }
 
+TEST_F(PageReaderTest, DescOnlyAsAWordRefusesTheRowidAlias) {
+  // RPD's rocpd_op has a `description_id` column: no DESC key, the page path
+  // applies; a real INTEGER PRIMARY KEY DESC still falls back.
+  for (bool desc : {false, true}) {
+    SCOPED_TRACE(desc);
+    std::string path = (dir_ / (desc ? "desc.sqlite" : "description.sqlite")).string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = desc ? "CREATE TABLE t (id INTEGER PRIMARY KEY DESC, v INTEGER);"
+                           : "CREATE TABLE t (id integer PRIMARY KEY, description_id integer);";
+    ASSERT_EQ(sqlite3_exec(db, (sql + "INSERT INTO t VALUES (1, 2), (5, 6);").c_str(), nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    Result<PageTablePlan> plan = PlanIntTable(db, "t", {"id", desc ? "v" : "description_id"});
+    EXPECT_EQ(plan.ok(), !desc);
+    if (plan.ok()) {
+      Result<SqlitePageReader> r = SqlitePageReader::OpenFile(path);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      std::vector<int64_t> got;
+      uint64_t rows = 0;
+      ASSERT_TRUE(r->ScanInts(*plan,
+                              [&](const int64_t* v, size_t n) { got.insert(got.end(), v, v + 2 * n); },
+                              &rows)
+                      .ok());
+      EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 5, 6}));
+    }
+    sqlite3_close(db);
+  }
+}
+
 TEST_F(PageReaderTest, WalWithoutRowidAndWalFileFallBack) {
   {
     DbShape s;

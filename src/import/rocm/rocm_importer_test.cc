@@ -463,6 +463,18 @@ TEST(RocpdSqlite, AgentsOnlyHoldsNothing) {
   EXPECT_EQ(s.message().find('\n'), std::string::npos);
 }
 
+TEST(RocpdSqlite, DispatchTableOfAnotherLayoutIsOneError) {
+  RocmTempDb db(
+      "CREATE TABLE rocpd_info_agent_x (id INTEGER PRIMARY KEY, type TEXT);"
+      "CREATE TABLE rocpd_kernel_dispatch_x (id INTEGER PRIMARY KEY, kernel_id INTEGER);"
+      "INSERT INTO rocpd_kernel_dispatch_x VALUES (1, 1);");
+  model::Trace t;
+  Status s = ReadRocmSqlite(db.path(), t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rocpd_kernel_dispatch_x has no column start"), std::string::npos)
+      << s.message();
+}
+
 // rocmProfileData's RPD schema (rocpd_op / rocpd_api / rocpd_api_ops ...).
 const char kRpdSchema[] = R"sql(
 CREATE TABLE rocpd_string (id integer PRIMARY KEY, string varchar(4096) NOT NULL);

@@ -4,12 +4,15 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "import/nsys/sqlite_db.h"
+#include "import/nsys/sqlite_page_reader.h"
 #include "import/rocm/rocm_common.h"
 #include "import/sqlite_kind.h"
 
@@ -26,11 +29,18 @@ namespace {
 template <typename T>
 class RocmIdVec {
  public:
-  RocmIdVec(T missing, uint64_t rows) : missing_(missing), cap_(rows * 4 + 4096) {}
+  RocmIdVec(T missing, uint64_t rows) : missing_(missing), cap_(rows * 4 + 4096) {
+    v_.reserve(static_cast<size_t>(std::min<uint64_t>(rows + 1, uint64_t{1} << 26)));
+  }
   bool Put(int64_t id, T v) {
     if (!IsValid(id) || id < 0 || static_cast<uint64_t>(id) >= cap_) return false;
-    if (static_cast<size_t>(id) >= v_.size()) v_.resize(static_cast<size_t>(id) + 1, missing_);
-    v_[static_cast<size_t>(id)] = std::move(v);
+    const auto i = static_cast<size_t>(id);
+    if (i == v_.size()) {  // the usual case: ids dense and in order
+      v_.push_back(std::move(v));
+      return true;
+    }
+    if (i > v_.size()) v_.resize(i + 1, missing_);
+    v_[i] = std::move(v);
     return true;
   }
   const T& Get(int64_t id) const {
@@ -53,10 +63,80 @@ std::string RocmSqlCol(const std::vector<std::string>& cols, std::string_view na
 
 std::string RocmQuoted(std::string_view table) { return fmt::format("\"{}\"", table); }
 
+// RocmCountRows: a size hint for the id-indexed arrays of `table`: its
+// largest rowid (a B-tree descent, not a scan), or its row count for a view.
 uint64_t RocmCountRows(const SqliteDb& db, const std::string& table) {
-  uint64_t rows = 0;
-  (void)db.ScanRows("1", RocmQuoted(table), table, [](const SqliteArgs&) {}, &rows);
-  return rows;
+  for (const char* q : {"SELECT max(rowid) FROM {}", "SELECT count(*) FROM {}"}) {
+    std::string sql = fmt::format(fmt::runtime(q), RocmQuoted(table));
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db.get(), sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) continue;
+    SqliteStmt st(raw);
+    if (st.Step() != SQLITE_ROW) continue;
+    int64_t n = st.I64(0);
+    if (IsValid(n) && n >= 0) return static_cast<uint64_t>(n);
+  }
+  return 0;
+}
+
+// RocmRequire: an error naming the first of `cols` that `table` lacks (a
+// table of the right name but another layout), else OK.
+Status RocmRequire(const SqliteDb& db, const std::string& table,
+                   std::initializer_list<std::string_view> cols, std::string_view what) {
+  std::vector<std::string> have = db.Columns(table);
+  for (std::string_view c : cols)
+    if (RocmSqlCol(have, c) == "NULL")
+      return InvalidInput(fmt::format("{}: {} table {} has no column {}: not the layout gpuwhy "
+                                      "reads",
+                                      db.path(), what, OneLine(table, 80), c));
+  return Status::Ok();
+}
+
+// RocmInts: one row of integer columns (NULL = kMissingI64), from the page
+// reader or from SQL.
+struct RocmInts {
+  const int64_t* v;
+  int64_t I64(int i) const { return v[i]; }
+  int32_t I32(int i) const { return rocm::ClampI32(v[i]); }
+};
+
+// RocmScanInts: every row of `table` as the integer columns `cols` (a name
+// the table lacks reads NULL), in rowid order. Read straight from the B-tree
+// pages (SqlitePageReader, as the nsys reader reads its kernels) when the
+// layout allows; otherwise, or when the page reader gives up midway after
+// `undo` has dropped what it handed over, through SQL (SqliteDb::ScanRows).
+template <typename Fn>
+Status RocmScanInts(const SqliteDb& db, const std::string& table,
+                    const std::vector<std::string>& cols, Fn&& fn,
+                    const std::function<void()>& undo, uint64_t* rows) {
+  std::vector<std::string_view> names(cols.begin(), cols.end());
+  Result<PageTablePlan> plan = PlanIntTable(db.get(), table, names);
+  if (plan.ok()) {
+    Result<SqlitePageReader> pages = db.in_memory()
+                                         ? SqlitePageReader::OpenImage(ImageOf(db.get()))
+                                         : SqlitePageReader::OpenFile(db.path());
+    if (pages.ok()) {
+      const size_t n = cols.size();
+      Status st = pages->ScanInts(
+          *plan,
+          [&](const int64_t* v, size_t n_rows) {
+            for (size_t i = 0; i < n_rows; ++i) fn(RocmInts{v + i * n});
+          },
+          rows);
+      if (st.ok()) return st;
+      if (undo) undo();
+    }
+  }
+  std::vector<std::string> have = db.Columns(table);
+  std::string args;
+  for (const std::string& c : cols) args += (args.empty() ? "" : ", ") + RocmSqlCol(have, c);
+  std::vector<int64_t> buf(cols.size());
+  return db.ScanRows(
+      args, RocmQuoted(table), table,
+      [&](const SqliteArgs& a) {
+        for (size_t i = 0; i < buf.size(); ++i) buf[i] = a.I64(static_cast<int>(i));
+        fn(RocmInts{buf.data()});
+      },
+      rows);
 }
 
 // ---- rocprofv3 rocpd -------------------------------------------------------
@@ -85,11 +165,12 @@ class RocpdReader {
   Status Session(const std::string& sfx);
   bool Has(const std::string& table) const { return db_.HasTable(table) || db_.HasView(table); }
   StringId Str(int64_t id) {
+    const StringId kUnset = ~StringId{0};
     if (!IsValid(id)) return kEmptyString;
-    auto it = interned_.find(id);
-    if (it != interned_.end()) return it->second;
-    StringId s = t_.strings.Intern(strings_.Get(id));
-    interned_.emplace(id, s);
+    StringId s = interned_.Get(id);
+    if (s != kUnset) return s;
+    s = t_.strings.Intern(strings_.Get(id));
+    interned_.Put(id, s);
     return s;
   }
 
@@ -97,7 +178,8 @@ class RocpdReader {
   model::Trace& t_;
   RocmSqliteScan* scan_;
   RocmIdVec<std::string> strings_{std::string(), 0};
-  std::unordered_map<int64_t, StringId> interned_;
+  uint64_t strings_size_hint_ = 0;
+  RocmIdVec<StringId> interned_{~StringId{0}, 0};
   std::map<std::pair<int32_t, std::string>, size_t> series_of_;
 };
 
@@ -142,8 +224,10 @@ Status RocpdReader::Session(const std::string& sfx) {
   // Strings.
   std::string st = table("rocpd_string");
   if (Has(st)) {
-    strings_ = RocmIdVec<std::string>(std::string(), RocmCountRows(db_, st));
-    interned_.clear();
+    uint64_t n_strings = RocmCountRows(db_, st);
+    strings_size_hint_ = n_strings;
+    strings_ = RocmIdVec<std::string>(std::string(), n_strings);
+    interned_ = RocmIdVec<StringId>(~StringId{0}, n_strings);
     RETURN_IF_ERROR(db_.ScanRows(
         "id, string", RocmQuoted(st), st,
         [&](const SqliteArgs& a) {
@@ -195,13 +279,19 @@ Status RocpdReader::Session(const std::string& sfx) {
     auto it = device_of.find(agent_row);
     return it == device_of.end() ? kMissingI32 : it->second;
   };
+  // A page scan that gives up midway is read again through SQL: the stats it
+  // bumped are put back first (id-indexed arrays are simply overwritten).
+  model::ImportStats stats_before = t_.stats;
+  std::function<void()> restore_stats = [&] { t_.stats = stats_before; };
+  auto mark = [&] { stats_before = t_.stats; };
   // Tracks.
   std::string trt = table("rocpd_track");
   RocmIdVec<RocpdTrack> tracks(RocpdTrack{}, Has(trt) ? RocmCountRows(db_, trt) : 0);
+  mark();
   if (Has(trt))
-    RETURN_IF_ERROR(db_.ScanRows(
-        "id, pid, tid, agent_id, queue_id, stream_id", RocmQuoted(trt), trt,
-        [&](const SqliteArgs& a) {
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, trt, {"id", "pid", "tid", "agent_id", "queue_id", "stream_id"},
+        [&](const RocmInts& a) {
           RocpdTrack k;
           auto p = pid_of.find(a.I64(1));
           k.pid = p != pid_of.end() ? p->second : a.I32(1);
@@ -211,58 +301,114 @@ Status RocpdReader::Session(const std::string& sfx) {
           k.stream = IsValid(a.I64(5)) ? a.I64(5) : a.I64(4);
           if (!tracks.Put(a.I64(0), k)) t_.stats.Bump(ImportStat::garbage_row);
         },
-        &rows));
+        restore_stats, &rows));
   // EventTrack: the track of a row, from its track_id or its own columns.
-  auto event_track = [&](const SqliteArgs& a, int track, int agent, int queue, int stream, int pid,
+  // The last (agent, pid, tid) row ids resolved: consecutive rows repeat them.
+  int64_t last_agent = kMissingI64, last_pid = kMissingI64, last_tid = kMissingI64;
+  int32_t last_device = kMissingI32, last_pid_v = kMissingI32;
+  int64_t last_tid_v = kMissingI64;
+  auto event_track = [&](const RocmInts& a, int track, int agent, int queue, int stream, int pid,
                          int tid) {
     RocpdTrack k = tracks.Get(a.I64(track));
-    if (!IsValid(k.device) && IsValid(a.I64(agent))) k.device = device(a.I64(agent));
+    if (!IsValid(k.device) && IsValid(a.I64(agent))) {
+      if (a.I64(agent) != last_agent) {
+        last_agent = a.I64(agent);
+        last_device = device(last_agent);
+      }
+      k.device = last_device;
+    }
     if (!IsValid(k.stream)) k.stream = IsValid(a.I64(stream)) ? a.I64(stream) : a.I64(queue);
     if (!IsValid(k.pid) && IsValid(a.I64(pid))) {
-      auto p = pid_of.find(a.I64(pid));
-      k.pid = p != pid_of.end() ? p->second : a.I32(pid);
+      if (a.I64(pid) != last_pid) {
+        last_pid = a.I64(pid);
+        auto p = pid_of.find(last_pid);
+        last_pid_v = p != pid_of.end() ? p->second : a.I32(pid);
+      }
+      k.pid = last_pid_v;
     }
     if (!IsValid(k.tid) && IsValid(a.I64(tid))) {
-      auto th = tid_of.find(a.I64(tid));
-      k.tid = th != tid_of.end() ? th->second : a.I64(tid);
+      if (a.I64(tid) != last_tid) {
+        last_tid = a.I64(tid);
+        auto th = tid_of.find(last_tid);
+        last_tid_v = th != tid_of.end() ? th->second : a.I64(tid);
+      }
+      k.tid = last_tid_v;
     }
     return k;
   };
+  Status layout_error;
   // Columns of an event table: "start_id" (track layout) or "start" (direct).
   auto layout = [&](const std::string& tbl, bool* direct) {
     std::vector<std::string> cols = db_.Columns(tbl);
     *direct = RocmSqlCol(cols, "start_id") == "NULL";
-    return fmt::format("{}, {}, {}, {}, {}, {}, {}, {}", RocmSqlCol(cols, "track_id"),
-                       *direct ? RocmSqlCol(cols, "start") : RocmSqlCol(cols, "start_id"),
-                       *direct ? RocmSqlCol(cols, "end") : RocmSqlCol(cols, "end_id"),
-                       RocmSqlCol(cols, "agent_id"), RocmSqlCol(cols, "queue_id"),
-                       RocmSqlCol(cols, "stream_id"), RocmSqlCol(cols, "pid"),
-                       RocmSqlCol(cols, "tid"));
+    layout_error = RocmRequire(db_, tbl, {*direct ? "start" : "start_id", *direct ? "end" : "end_id"},
+                               "rocpd");
+    return std::vector<std::string>{"track_id", *direct ? "start" : "start_id",
+                                    *direct ? "end" : "end_id", "agent_id", "queue_id",
+                                    "stream_id", "pid", "tid"};
   };
   // Timestamps: the largest table after the events; read once into an array.
   std::string tst = table("rocpd_timestamp");
   uint64_t ts_rows = Has(tst) ? RocmCountRows(db_, tst) : 0;
   RocmIdVec<int64_t> ts(kMissingI64, ts_rows);
+  mark();
   if (Has(tst))
-    RETURN_IF_ERROR(db_.ScanRows("id, value", RocmQuoted(tst), tst, [&](const SqliteArgs& a) {
+    RETURN_IF_ERROR(RocmScanInts(db_, tst, {"id", "value"}, [&](const RocmInts& a) {
       int64_t v = a.I64(1);
       if (IsValid(v) && !rocm::TimeOk(v)) {
         t_.stats.Bump(ImportStat::time_out_of_range);
         return;
       }
       if (!ts.Put(a.I64(0), v)) t_.stats.Bump(ImportStat::garbage_row);
-    }, &rows));
+    }, restore_stats, &rows));
   if (scan_) scan_->timestamp_rows += rows;
   // Events: correlation ids and categories.
   std::string et = table("rocpd_event");
   RocmIdVec<RocpdEvent> events(RocpdEvent{}, Has(et) ? RocmCountRows(db_, et) : 0);
-  if (Has(et))
-    RETURN_IF_ERROR(db_.ScanRows("id, correlation_id, category_id", RocmQuoted(et), et,
-                                 [&](const SqliteArgs& a) {
-                                   if (!events.Put(a.I64(0), {a.I64(1), a.I64(2)}))
-                                     t_.stats.Bump(ImportStat::garbage_row);
-                                 },
-                                 &rows));
+  // The event table is as long as the dispatch and region tables together:
+  // a file is read on a second thread over its own connection while the
+  // dispatches are read here (they keep their event id until the join).
+  uint64_t event_garbage = 0;
+  Status event_status;
+  auto read_events = [&, et](const SqliteDb& db) {
+    uint64_t n = 0;
+    event_garbage = 0;
+    event_status = RocmScanInts(
+        db, et, {"id", "correlation_id", "category_id"},
+        [&](const RocmInts& a) {
+          if (!events.Put(a.I64(0), {a.I64(1), a.I64(2)})) ++event_garbage;
+        },
+        [&] { event_garbage = 0; }, &n);
+  };
+  struct RocpdJoin {
+    std::thread th;
+    ~RocpdJoin() {
+      if (th.joinable()) th.join();
+    }
+  } event_thread;
+  bool events_pending = false;
+  if (Has(et)) {
+    if (!db_.in_memory() && std::thread::hardware_concurrency() >= 2) {
+      events_pending = true;
+      event_thread.th = std::thread([&, read_events] {
+        Result<SqliteDb> own = SqliteDb::OpenReadOnly(db_.path());
+        if (!own.ok()) {
+          event_status = own.status();
+          return;
+        }
+        read_events(*own);
+      });
+    } else {
+      read_events(db_);
+    }
+  }
+  auto join_events = [&]() -> Status {
+    if (event_thread.th.joinable()) event_thread.th.join();
+    t_.stats.Bump(ImportStat::garbage_row, event_garbage);
+    event_garbage = 0;
+    return event_status;
+  };
+  if (!events_pending) RETURN_IF_ERROR(join_events());
   // Schema 3 as released keeps start/end (and agent, queue, stream, pid,
   // tid) in each event row; the later layout points at rocpd_timestamp and
   // rocpd_track rows instead. Both are read: `direct` says which.
@@ -302,18 +448,24 @@ Status RocpdReader::Session(const std::string& sfx) {
     }, &rows));
   }
   // Kernel dispatches.
+  // PMC values name their dispatch's event: kept only when there are some.
+  bool want_pmc = Has(table("rocpd_pmc_event")) && Has(table("rocpd_info_pmc"));
   std::unordered_map<int64_t, std::pair<int32_t, int64_t>> dispatch_of_event;  // -> device, end
   std::string kdt = table("rocpd_kernel_dispatch");
+  const size_t kernels_first = t_.kernels.size();
   if (Has(kdt)) {
     bool direct = false;
-    std::string common = layout(kdt, &direct);
-    std::vector<std::string> cols = db_.Columns(kdt);
-    RETURN_IF_ERROR(db_.ScanRows(
-        fmt::format("{}, kernel_id, {}, workgroup_size_x, workgroup_size_y, workgroup_size_z, "
-                    "grid_size_x, grid_size_y, grid_size_z, {}",
-                    common, RocmSqlCol(cols, "group_segment_size"), RocmSqlCol(cols, "event_id")),
-        RocmQuoted(kdt), kdt,
-        [&](const SqliteArgs& a) {
+    std::vector<std::string> cols = layout(kdt, &direct);
+    RETURN_IF_ERROR(layout_error);
+    for (const char* c : {"kernel_id", "group_segment_size", "workgroup_size_x",
+                          "workgroup_size_y", "workgroup_size_z", "grid_size_x", "grid_size_y",
+                          "grid_size_z", "event_id"})
+      cols.emplace_back(c);
+    mark();
+    model::KernelTable kernels_before = t_.kernels;
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, kdt, cols,
+        [&](const RocmInts& a) {
           // 0 track, 1 start, 2 end, 3 agent, 4 queue, 5 stream, 6 pid, 7 tid,
           // 8 kernel, 9 lds, 10-12 workgroup, 13-15 grid, 16 event.
           model::KernelRow k;
@@ -333,23 +485,38 @@ Status RocpdReader::Session(const std::string& sfx) {
             *g[i] = rocm::Workgroups(a.I64(13 + i), w);
           }
           int64_t event = a.I64(16);
-          k.correlation_id = events.Get(event).correlation_id;
-          if (!IsValid(k.correlation_id)) t_.stats.Bump(ImportStat::missing_correlation);
+          k.correlation_id = event;  // the event's correlation id after the join
           t_.kernels.Append(k);
           if (IsValid(tr.pid)) t_.kernels.pid.Set(t_.kernels.size() - 1, tr.pid);
-          if (IsValid(event)) dispatch_of_event[event] = {k.device_id, k.end_ns};
+          if (IsValid(event) && want_pmc) dispatch_of_event[event] = {k.device_id, k.end_ns};
+        },
+        [&] {
+          restore_stats();
+          t_.kernels = kernels_before;
+          dispatch_of_event.clear();
         },
         &rows));
     if (scan_) scan_->kernel_rows += rows;
+  }
+  RETURN_IF_ERROR(join_events());
+  for (size_t i = kernels_first; i < t_.kernels.size(); ++i) {
+    int64_t& c = t_.kernels.correlation_id[i];
+    c = events.Get(c).correlation_id;
+    if (!IsValid(c)) t_.stats.Bump(ImportStat::missing_correlation);
   }
   // Memory copies.
   std::string mct = table("rocpd_memory_copy");
   if (Has(mct)) {
     bool direct = false;
-    std::string common = layout(mct, &direct);
-    RETURN_IF_ERROR(db_.ScanRows(
-        common + ", name_id, dst_agent_id, src_agent_id, size, event_id", RocmQuoted(mct), mct,
-        [&](const SqliteArgs& a) {
+    std::vector<std::string> cols = layout(mct, &direct);
+    RETURN_IF_ERROR(layout_error);
+    for (const char* c : {"name_id", "dst_agent_id", "src_agent_id", "size", "event_id"})
+      cols.emplace_back(c);
+    mark();
+    model::MemcpyTable copies_before = t_.memcpys;
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, mct, cols,
+        [&](const RocmInts& a) {
           // 0-7 as for dispatches, 8 name, 9 dst, 10 src, 11 size, 12 event.
           model::MemcpyRow m;
           if (!interval(direct, a.I64(1), a.I64(2), &m.start_ns, &m.end_ns)) return;
@@ -371,24 +538,45 @@ Status RocpdReader::Session(const std::string& sfx) {
             t_.memcpys.dst_device_id.Set(t_.memcpys.size() - 1, dst);
           }
         },
+        [&] {
+          restore_stats();
+          t_.memcpys = copies_before;
+        },
         &rows));
     if (scan_) scan_->copy_rows += rows;
   }
+  // Categories, classified once per string id.
+  RocmIdVec<int8_t> category_class(-1, strings_size_hint_);
+  auto category_code = [&](int64_t id) -> int8_t {
+    int8_t c = category_class.Get(id);
+    if (c >= 0) return c;
+    std::string_view name = strings_.Get(id);
+    c = rocm::IsMarkerDomain(name) ? 10 : static_cast<int8_t>(rocm::ApiKindOfDomain(name));
+    category_class.Put(id, c);
+    return c;
+  };
+  auto is_marker = [&](int64_t id) { return category_code(id) == 10; };
+  auto category_kind = [&](int64_t id) { return static_cast<model::ApiKind>(category_code(id)); };
   // Regions: HIP / HSA API calls, roctx markers.
   std::string rt = table("rocpd_region");
   if (Has(rt)) {
     StringId roctx = t_.strings.Intern("roctx");
     bool direct = false;
-    std::string common = layout(rt, &direct);
-    RETURN_IF_ERROR(db_.ScanRows(
-        common + ", name_id, event_id", RocmQuoted(rt), rt,
-        [&](const SqliteArgs& a) {
+    std::vector<std::string> cols = layout(rt, &direct);
+    RETURN_IF_ERROR(layout_error);
+    cols.emplace_back("name_id");
+    cols.emplace_back("event_id");
+    mark();
+    model::ApiTable api_before = t_.api_calls;
+    model::RangeTable ranges_before = t_.ranges;
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, rt, cols,
+        [&](const RocmInts& a) {
           int64_t s, e;
           if (!interval(direct, a.I64(1), a.I64(2), &s, &e)) return;
           RocpdTrack tr = event_track(a, 0, 3, 4, 5, 6, 7);
           const RocpdEvent& ev = events.Get(a.I64(9));
-          std::string_view category = strings_.Get(ev.category_id);
-          if (rocm::IsMarkerDomain(category)) {
+          if (is_marker(ev.category_id)) {
             model::RangeRow r;
             r.pid = tr.pid;
             r.tid = tr.tid;
@@ -407,8 +595,13 @@ Status RocpdReader::Session(const std::string& sfx) {
           r.end_ns = e;
           r.name = Str(a.I64(8));
           r.correlation_id = ev.correlation_id;
-          r.kind = rocm::ApiKindOfDomain(category);
+          r.kind = category_kind(ev.category_id);
           t_.api_calls.Append(r);
+        },
+        [&] {
+          restore_stats();
+          t_.api_calls = api_before;
+          t_.ranges = ranges_before;
         },
         &rows));
     if (scan_) scan_->api_rows += rows;
@@ -495,7 +688,8 @@ Status RpdReader::Run() {
   t_.info.clock = "rpd";
   uint64_t rows = 0;
   // Strings, interned on use.
-  RocmIdVec<std::string> strings(std::string(), RocmCountRows(db_, "rocpd_string"));
+  uint64_t n_strings = RocmCountRows(db_, "rocpd_string");
+  RocmIdVec<std::string> strings(std::string(), n_strings);
   if (db_.HasTable("rocpd_string"))
     RETURN_IF_ERROR(db_.ScanRows("id, string", "rocpd_string", "rocpd_string",
                                  [&](const SqliteArgs& a) {
@@ -503,45 +697,61 @@ Status RpdReader::Run() {
                                      t_.stats.Bump(ImportStat::garbage_row);
                                  },
                                  &rows));
-  std::unordered_map<int64_t, StringId> interned;
+  const StringId kUnset = ~StringId{0};
+  RocmIdVec<StringId> interned(kUnset, n_strings);
   auto str = [&](int64_t id) {
-    auto it = interned.find(id);
-    if (it != interned.end()) return it->second;
-    StringId s = t_.strings.Intern(rocm::StemOf(strings.Get(id)));
-    interned.emplace(id, s);
+    StringId s = interned.Get(id);
+    if (s != kUnset) return s;
+    s = t_.strings.Intern(rocm::StemOf(strings.Get(id)));
+    interned.Put(id, s);
     return s;
   };
-  // Launch configuration per API row (grids are workgroups for
-  // hipLaunchKernel, work-items for the module launches).
-  struct Launch {
-    int64_t grid[3] = {kMissingI64, kMissingI64, kMissingI64};
-    int64_t wg[3] = {kMissingI64, kMissingI64, kMissingI64};
-    int32_t lds = kMissingI32;
-    int64_t stream = kMissingI64;
-    bool work_items = false;
+  // What a string names, classified once per id: 1 UserMarker, 2 a module
+  // launch (grids in work-items), 3 a copy op, 4 a fill / memset op, 0 other.
+  RocmIdVec<int8_t> klass(-1, n_strings);
+  auto kind = [&](int64_t id) -> int8_t {
+    int8_t k = klass.Get(id);
+    if (k >= 0) return k;
+    std::string_view n = strings.Get(id);
+    auto has = [&](std::string_view x) { return n.find(x) != std::string_view::npos; };
+    k = n == "UserMarker"                     ? 1
+        : has("ModuleLaunch")                 ? 2
+        : has("Copy")                         ? 3
+        : (n == "FillBuffer" || has("Memset")) ? 4
+                                              : 0;
+    klass.Put(id, k);
+    return k;
   };
-  std::unordered_map<int64_t, Launch> launch;
-  std::unordered_map<int64_t, int64_t> copy_bytes;
-  std::unordered_map<int64_t, int64_t> op_api;  // op id -> api id
-  if (db_.HasTable("rocpd_api_ops"))
-    RETURN_IF_ERROR(db_.ScanRows("api_id, op_id", "rocpd_api_ops", "rocpd_api_ops",
-                                 [&](const SqliteArgs& a) { op_api[a.I64(1)] = a.I64(0); }, &rows));
-  // API calls (markers apart).
-  std::unordered_map<int64_t, StringId> api_name;
-  RETURN_IF_ERROR(db_.ScanRows(
-      "id, pid, tid, start, \"end\", apiName_id, args_id", "rocpd_api", "rocpd_api",
-      [&](const SqliteArgs& a) {
+  model::ImportStats stats_before = t_.stats;
+  std::function<void()> restore_stats = [&] { t_.stats = stats_before; };
+  auto mark = [&] { stats_before = t_.stats; };
+  auto interval = [&](int64_t s, int64_t* e) {
+    if (!IsValid(s) || !IsValid(*e) || !rocm::TimeOk(s) || !rocm::TimeOk(*e)) {
+      t_.stats.Bump(ImportStat::missing_ts);
+      return false;
+    }
+    if (*e < s) {
+      t_.stats.Bump(ImportStat::negative_dur);
+      *e = s;
+    }
+    return true;
+  };
+  // API calls (markers apart); a call's name decides how its grid reads.
+  RETURN_IF_ERROR(RocmRequire(db_, "rocpd_api", {"id", "start", "end", "apiName_id"}, "RPD"));
+  RETURN_IF_ERROR(
+      RocmRequire(db_, "rocpd_op", {"id", "gpuId", "start", "end", "opType_id"}, "RPD"));
+  uint64_t n_api = RocmCountRows(db_, "rocpd_api");
+  RocmIdVec<int8_t> api_module(0, n_api);
+  mark();
+  model::ApiTable api_before = t_.api_calls;
+  model::RangeTable ranges_before = t_.ranges;
+  RETURN_IF_ERROR(RocmScanInts(
+      db_, "rocpd_api", {"id", "pid", "tid", "start", "end", "apiName_id", "args_id"},
+      [&](const RocmInts& a) {
         int64_t s = a.I64(3), e = a.I64(4);
-        if (!IsValid(s) || !IsValid(e) || !rocm::TimeOk(s) || !rocm::TimeOk(e)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (e < s) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          e = s;
-        }
-        std::string_view name = strings.Get(a.I64(5));
-        if (name == "UserMarker") {
+        if (!interval(s, &e)) return;
+        int8_t k = kind(a.I64(5));
+        if (k == 1) {
           model::RangeRow r;
           r.pid = a.I32(1);
           r.tid = a.I64(2);
@@ -558,72 +768,85 @@ Status RpdReader::Run() {
         r.start_ns = s;
         r.end_ns = e;
         r.name = str(a.I64(5));
-        api_name[a.I64(0)] = r.name;
+        if (k == 2) api_module.Put(a.I64(0), 1);
         r.correlation_id = a.I64(0);
         r.kind = model::ApiKind::kRuntime;
         t_.api_calls.Append(r);
       },
+      [&] {
+        restore_stats();
+        t_.api_calls = api_before;
+        t_.ranges = ranges_before;
+      },
       &rows));
   if (scan_) scan_->api_rows += rows;
+  // Launch configuration per API row (hipLaunchKernel grids are workgroups,
+  // module launches' work-items).
+  struct Launch {
+    int32_t grid[3] = {kMissingI32, kMissingI32, kMissingI32};
+    int32_t wg[3] = {kMissingI32, kMissingI32, kMissingI32};
+    int32_t lds = kMissingI32;
+    bool set = false;
+  };
+  RocmIdVec<Launch> launch(Launch{}, n_api);
   if (db_.HasTable("rocpd_kernelapi"))
-    RETURN_IF_ERROR(db_.ScanRows(
-        "api_ptr_id, gridX, gridY, gridZ, workgroupX, workgroupY, workgroupZ, groupSegmentSize, "
-        "stream",
-        "rocpd_kernelapi", "rocpd_kernelapi",
-        [&](const SqliteArgs& a) {
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, "rocpd_kernelapi",
+        {"api_ptr_id", "gridX", "gridY", "gridZ", "workgroupX", "workgroupY", "workgroupZ",
+         "groupSegmentSize"},
+        [&](const RocmInts& a) {
           Launch l;
+          bool items = api_module.Get(a.I64(0)) == 1;
           for (int i = 0; i < 3; ++i) {
-            l.grid[i] = a.I64(1 + i);
-            l.wg[i] = a.I64(4 + i);
+            l.wg[i] = a.I32(4 + i);
+            l.grid[i] = items ? rocm::Workgroups(a.I64(1 + i), a.I64(4 + i)) : a.I32(1 + i);
           }
           l.lds = a.I32(7);
-          l.stream = rocm::ParseI64(a.Text(8));
-          auto n = api_name.find(a.I64(0));
-          if (n != api_name.end()) {
-            std::string_view api = t_.Str(n->second);
-            l.work_items = api.find("ModuleLaunch") != std::string_view::npos;
-          }
-          launch[a.I64(0)] = l;
+          l.set = true;
+          launch.Put(a.I64(0), l);
         },
-        &rows));
+        nullptr, &rows));
+  RocmIdVec<int64_t> copy_bytes(kMissingI64, n_api);
   if (db_.HasTable("rocpd_copyapi"))
-    RETURN_IF_ERROR(db_.ScanRows("api_ptr_id, size", "rocpd_copyapi", "rocpd_copyapi",
-                                 [&](const SqliteArgs& a) { copy_bytes[a.I64(0)] = a.I64(1); },
-                                 &rows));
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, "rocpd_copyapi", {"api_ptr_id", "size"},
+        [&](const RocmInts& a) { copy_bytes.Put(a.I64(0), a.I64(1)); }, nullptr, &rows));
+  uint64_t n_ops = RocmCountRows(db_, "rocpd_op");
+  RocmIdVec<int64_t> op_api(kMissingI64, n_ops);  // op id -> api id
+  if (db_.HasTable("rocpd_api_ops"))
+    RETURN_IF_ERROR(RocmScanInts(
+        db_, "rocpd_api_ops", {"api_id", "op_id"},
+        [&](const RocmInts& a) { op_api.Put(a.I64(1), a.I64(0)); }, nullptr, &rows));
   // GPU ops.
-  RETURN_IF_ERROR(db_.ScanRows(
-      "id, gpuId, queueId, start, \"end\", description_id, opType_id", "rocpd_op", "rocpd_op",
-      [&](const SqliteArgs& a) {
+  mark();
+  model::KernelTable kernels_before = t_.kernels;
+  model::MemcpyTable copies_before = t_.memcpys;
+  model::MemsetTable memsets_before = t_.memsets;
+  RocmSqliteScan scan_before = scan_ ? *scan_ : RocmSqliteScan{};
+  RETURN_IF_ERROR(RocmScanInts(
+      db_, "rocpd_op", {"id", "gpuId", "queueId", "start", "end", "description_id", "opType_id"},
+      [&](const RocmInts& a) {
         int64_t s = a.I64(3), e = a.I64(4);
-        if (!IsValid(s) || !IsValid(e) || !rocm::TimeOk(s) || !rocm::TimeOk(e)) {
-          t_.stats.Bump(ImportStat::missing_ts);
-          return;
-        }
-        if (e < s) {
-          t_.stats.Bump(ImportStat::negative_dur);
-          e = s;
-        }
-        std::string_view type = strings.Get(a.I64(6));
-        auto api = op_api.find(a.I64(0));
-        int64_t corr = api == op_api.end() ? kMissingI64 : api->second;
+        if (!interval(s, &e)) return;
+        int8_t type = kind(a.I64(6));
+        int64_t corr = op_api.Get(a.I64(0));
         if (!IsValid(corr)) t_.stats.Bump(ImportStat::missing_correlation);
-        if (type.find("Copy") != std::string_view::npos) {
+        if (type == 3) {
           model::MemcpyRow m;
           m.start_ns = s;
           m.end_ns = e;
           m.device_id = a.I32(1);
           m.stream_id = a.I64(2);
           m.correlation_id = corr;
-          m.copy_kind = rocm::CopyKindOfDirection(type);
+          m.copy_kind = rocm::CopyKindOfDirection(strings.Get(a.I64(6)));
           if (m.copy_kind == model::CopyKind::kUnknown)
             t_.stats.Bump(ImportStat::unknown_memcpy_kind);
-          auto b = copy_bytes.find(corr);
-          if (b != copy_bytes.end()) m.bytes = b->second;
+          m.bytes = copy_bytes.Get(corr);
           t_.memcpys.Append(m);
           if (scan_) ++scan_->copy_rows;
           return;
         }
-        if (type == "FillBuffer" || type.find("Memset") != std::string_view::npos) {
+        if (type == 4) {
           model::MemsetRow m;
           m.start_ns = s;
           m.end_ns = e;
@@ -639,22 +862,26 @@ Status RpdReader::Run() {
         k.device_id = a.I32(1);
         k.stream_id = a.I64(2);
         k.correlation_id = corr;
-        std::string_view desc = strings.Get(a.I64(5));
-        k.name = str(desc.empty() ? a.I64(6) : a.I64(5));
-        auto l = launch.find(corr);
-        if (l != launch.end()) {
-          int32_t* g[3] = {&k.grid_x, &k.grid_y, &k.grid_z};
-          int32_t* b[3] = {&k.block_x, &k.block_y, &k.block_z};
-          for (int i = 0; i < 3; ++i) {
-            *b[i] = rocm::ClampI32(l->second.wg[i]);
-            *g[i] = l->second.work_items ? rocm::Workgroups(l->second.grid[i], l->second.wg[i])
-                                         : rocm::ClampI32(l->second.grid[i]);
-          }
-          k.shared_mem_bytes = l->second.lds;
-          if (IsValid(l->second.stream)) k.stream_id = l->second.stream;
+        k.name = str(strings.Get(a.I64(5)).empty() ? a.I64(6) : a.I64(5));
+        const Launch& l = launch.Get(corr);
+        if (l.set) {
+          k.grid_x = l.grid[0];
+          k.grid_y = l.grid[1];
+          k.grid_z = l.grid[2];
+          k.block_x = l.wg[0];
+          k.block_y = l.wg[1];
+          k.block_z = l.wg[2];
+          k.shared_mem_bytes = l.lds;
         }
         t_.kernels.Append(k);
         if (scan_) ++scan_->kernel_rows;
+      },
+      [&] {
+        restore_stats();
+        t_.kernels = kernels_before;
+        t_.memcpys = copies_before;
+        t_.memsets = memsets_before;
+        if (scan_) *scan_ = scan_before;
       },
       &rows));
   // sclk samples, one series per device.
@@ -729,7 +956,10 @@ Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan
       int64_t s, e;
       if (!interval(a, &s, &e)) return;
       std::string_view name = a.Text(4);
-      model::CopyKind kind = rocm::CopyKindOfDirection(name);
+      // Kernel names are long: only a Copy* name can be a copy.
+      model::CopyKind kind = (table == "COPY" || name.rfind("Copy", 0) == 0)
+                                 ? rocm::CopyKindOfDirection(name)
+                                 : model::CopyKind::kUnknown;
       if (table == "COPY" || kind != model::CopyKind::kUnknown) {
         model::MemcpyRow m;
         m.start_ns = s;

@@ -2,9 +2,11 @@
 // (import/sqlite_kind.h decides by tables):
 //
 // - "rocpd-sqlite": rocprofv3's rocpd database (ROCm >= 7, `<pid>_results.db`;
-//   schema version 3 of rocprofiler-sdk's rocpd_tables.sql). Read through the
-//   uuid-free views (`rocpd_kernel_dispatch`, ...) or, without them, the
-//   per-session tables. Kernel dispatches (grid work-items become workgroups;
+//   schema version 3 of rocprofiler-sdk's rocpd_tables.sql). Read from the
+//   per-session tables `rocpd_*<uuid>` (a uuid-free view only where no such
+//   table exists), in either layout: start/end, agent, queue and stream in
+//   each event row (as released), or start_id/end_id/track_id rows pointing
+//   at rocpd_timestamp / rocpd_track. Kernel dispatches (grid work-items become workgroups;
 //   names from rocpd_info_kernel_symbol), memory copies, regions (HIP/HSA API
 //   calls; roctx markers become ranges) joined on rocpd_event.correlation_id,
 //   PMC values (rocpd_pmc_event) as per-dispatch counter series, GPU agents
@@ -17,13 +19,17 @@
 //   the API row id is the correlation id of both. hipLaunchKernel grids are
 //   workgroups already; hipExtModuleLaunchKernel / hipHccModuleLaunchKernel
 //   grids are work-items and become workgroups. `UserMarker` rows become
-//   ranges; sclk monitor samples a clock series. Clock "rpd".
+//   ranges; sclk monitor samples a clock series. An op's stream is its
+//   queueId. Clock "rpd".
 // - "rocprof-v1-db": rocprof v1 `results.db` (tables OPS / KERN, COPY, HIP,
 //   HSA with BeginNs/EndNs). `Index` is the correlation id linking an API
 //   call to its kernel or copy. Clock "hsa_system".
 //
 // Each reader reads its tables whole into id-indexed arrays and scans the
-// event tables once (SqliteDb::ScanRows), instead of joining per row. A
+// event tables once instead of joining per row: integer tables straight from
+// their B-tree pages (SqlitePageReader, as the nsys reader does), others and
+// any the page reader refuses through SqliteDb::ScanRows; rocpd's event table
+// on a second thread with its own connection. A
 // database of its kind with no row gpuwhy maps is one error line saying what
 // it holds (exit 2); corrupt pages are one error line naming the table and row.
 #pragma once
@@ -37,7 +43,7 @@
 
 namespace gpuwhy::import {
 
-// RocmSqliteScan: rows read per table (tests and benches).
+// RocmSqliteScan: rows read per kind of table (tests and benches).
 struct RocmSqliteScan {
   uint64_t kernel_rows = 0;
   uint64_t copy_rows = 0;
