@@ -702,6 +702,22 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
                   each + ": " + FormatPct(MetricOf(*top, "uvm_beside_kernels_ratio")) +
                   " of that while kernels run (they wait on page faults), " +
                   FormatPct(MetricOf(*top, "uvm_in_gaps_ratio")) + " in the gaps between kernels.";
+  // A per-kernel counter report (Nsight Compute) has no timeline: no busy or
+  // idle claim, only what its kernels measured.
+  if (r0 != nullptr && digests.size() == 1 && r0->clock == "kernel-order") {
+    // Measured findings carry no time lost, so they never rank as `top`.
+    const Finding* measured = nullptr;
+    for (const Finding& f : dx.findings)
+      if (measured == nullptr && f.id.rfind("kernel_efficiency.measured_", 0) == 0) measured = &f;
+    const Finding* lead = top_matters ? top : measured;
+    dx.top_line = "Per-kernel counter report (kernels replayed one at a time, no timeline): " +
+                  (lead != nullptr ? lead->summary
+                                   : std::string("no kernel with 5% or more of kernel time is at "
+                                                 "the DRAM roof, latency-bound or short of "
+                                                 "occupancy (measured)."));
+    if (lead == nullptr) dx.bottleneck = "none found";
+    else if (!top_matters) dx.bottleneck = std::string(BottleneckOf(*lead));
+  }
   // Counters only, several GPUs: the WHY line covers the node.
   if (pd == nullptr && sampled && node.size() >= 2)
     NodeTopLine(r0->node_curves, node, top, top_matters, dx);
