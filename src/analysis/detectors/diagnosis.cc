@@ -276,12 +276,12 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   // they took 34 ms on one thread, 13 of them in launch_bound.
   const std::span<const DetectorEntry> registry = DetectorRegistry();
   std::vector<std::vector<Finding>> found(registry.size());
-  // A per-kernel counter report (Nsight Compute) has no timeline: only the
-  // detectors that judge each kernel on its own figures apply.
+  // A per-kernel counter report (Nsight Compute) has no timeline: busy
+  // shares, gaps and launch rates mean nothing there, so only the detector
+  // that judges each kernel on its measured figures runs.
   const bool untimed = trace.info.kernels_untimed;
   ForEachIndexOnTwoThreads(registry.size(), [&](size_t i) {
-    if (untimed && registry[i].id != "measured_kernels" && registry[i].id != "kernel_efficiency")
-      return;
+    if (untimed && registry[i].id != "measured_kernels") return;
     found[i] = registry[i].fn(in);
     for (Finding& f : found[i]) PredictStepAfterFix(f, tl);
   });

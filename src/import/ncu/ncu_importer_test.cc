@@ -392,3 +392,32 @@ TEST(NcuJoin, AnalyzeTraceAndReportTogether) {
 
 }  // namespace
 }  // namespace gpuwhy::import::ncu_test
+
+namespace gpuwhy::import::ncu_test {
+namespace {
+
+// A report alone: no timeline claims, the bound table, the measured finding
+// naming the kernel, and no timeline detector (launch-bound, idle).
+TEST(NcuAlone, ReportWithoutTimeline) {
+  const fs::path dir = fs::temp_directory_path() / ("gpuwhy_ncu_alone_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "d.txt") << DetailsPage();
+  std::string out, err;
+  std::string json;
+  ASSERT_EQ(RunAnalyze({"--json", (dir / "d.txt").string()}, &json, &err), 0) << err;
+  EXPECT_NE(json.find("Per-kernel counter report (kernels replayed one at a time, no timeline): "
+                      "`scan(int*)` reaches 49% of SM and 53% of memory"),
+            std::string::npos)
+      << json.substr(0, 2000);
+  EXPECT_NE(json.find("\"bound\": \"latency\""), std::string::npos);
+  ASSERT_EQ(RunAnalyze({(dir / "d.txt").string()}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("Latency-bound kernels"), std::string::npos) << out;
+  EXPECT_NE(out.find("scan(int*)                     latency  49%  53%"), std::string::npos) << out;
+  EXPECT_NE(out.find("ncu WRN SOLBottleneck"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Launch-bound"), std::string::npos) << out;
+  EXPECT_EQ(out.find("GPU idle"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpuwhy::import::ncu_test
