@@ -715,7 +715,8 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
                                    : std::string("no kernel with 5% or more of kernel time is at "
                                                  "the DRAM roof, latency-bound or short of "
                                                  "occupancy (measured)."));
-    if (lead == nullptr) dx.bottleneck = "none found";
+    if (lead == nullptr || lead->id == "kernel_efficiency.measured_none")
+      dx.bottleneck = "none found";
     else if (!top_matters) dx.bottleneck = std::string(BottleneckOf(*lead));
   }
   // Counters only, several GPUs: the WHY line covers the node.
