@@ -17,6 +17,7 @@
 #include "analysis/detectors/timeline.h"
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/steps/step_detector.h"
+#include "analysis/throughput/measured_kernels.h"
 #include "analysis/throughput/throughput.h"
 #include "analysis/utilization/utilization.h"
 #include "base/parallel.h"
@@ -268,7 +269,9 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   r.clock = trace.info.clock;
   std::tie(r.extent_start_ns, r.extent_end_ns) = trace.TimeExtent();
   r.has_gpu_events = !tl.devices.empty();
-  r.has_counters = !trace.counters.empty();
+  // A kernel profiler's per-kernel measurements (Nsight Compute) are hardware
+  // counters too: nothing is inferred from names where they exist.
+  r.has_counters = !trace.counters.empty() || HasMeasuredFigures(trace);
   if (r.has_gpu_events) r.first_comm_end_ns = FirstCommEnd(trace);
   DetectorInput in{trace, tl, r.trace_rank, options.throughput};
   // The detectors are pure functions of the same input, so two threads take

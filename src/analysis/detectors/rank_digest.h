@@ -64,7 +64,7 @@ struct RankDigest {
   int64_t extent_end_ns = kMissingI64;
   int64_t first_comm_end_ns = kMissingI64;  // end of the first communication kernel
   bool has_gpu_events = false;       // a rank (not a counter log)
-  bool has_counters = false;         // trace.counters is not empty
+  bool has_counters = false;         // trace.counters is not empty, or kernels carry measured figures (ncu)
   int64_t longest_marked_step_ns = 0;  // max mean step over devices with step markers
   // findings: every per-trace detector's findings, predictions set; `rank`
   // fields carry trace_rank (DiagnoseDigests numbers missing ones by input).
