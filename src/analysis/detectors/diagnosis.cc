@@ -17,6 +17,7 @@
 #include "analysis/detectors/timeline.h"
 #include "analysis/gpu_arch/kernel_taxonomy.h"
 #include "analysis/steps/step_detector.h"
+#include "analysis/throughput/measured_kernels.h"
 #include "analysis/throughput/throughput.h"
 #include "analysis/utilization/utilization.h"
 #include "base/parallel.h"
@@ -268,7 +269,9 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   r.clock = trace.info.clock;
   std::tie(r.extent_start_ns, r.extent_end_ns) = trace.TimeExtent();
   r.has_gpu_events = !tl.devices.empty();
-  r.has_counters = !trace.counters.empty();
+  // A kernel profiler's per-kernel measurements (Nsight Compute) are hardware
+  // counters too: nothing is inferred from names where they exist.
+  r.has_counters = !trace.counters.empty() || HasMeasuredFigures(trace);
   r.host_only_profile = trace.info.host_only_profile;
   if (r.host_only_profile) {
     int64_t total_ns = 0;
@@ -286,12 +289,12 @@ RankDigest DigestRankOf(const model::Trace& trace, const Timeline& tl, Timeline*
   // they took 34 ms on one thread, 13 of them in launch_bound.
   const std::span<const DetectorEntry> registry = DetectorRegistry();
   std::vector<std::vector<Finding>> found(registry.size());
-  // A per-kernel counter report (Nsight Compute) has no timeline: only the
-  // detectors that judge each kernel on its own figures apply.
+  // A per-kernel counter report (Nsight Compute) has no timeline: busy
+  // shares, gaps and launch rates mean nothing there, so only the detector
+  // that judges each kernel on its measured figures runs.
   const bool untimed = trace.info.kernels_untimed;
   ForEachIndexOnTwoThreads(registry.size(), [&](size_t i) {
-    if (untimed && registry[i].id != "measured_kernels" && registry[i].id != "kernel_efficiency")
-      return;
+    if (untimed && registry[i].id != "measured_kernels") return;
     found[i] = registry[i].fn(in);
     for (Finding& f : found[i]) PredictStepAfterFix(f, tl);
   });
@@ -723,6 +726,23 @@ Diagnosis DiagnoseDigests(const std::vector<RankDigest>& digests, std::optional<
                   each + ": " + FormatPct(MetricOf(*top, "uvm_beside_kernels_ratio")) +
                   " of that while kernels run (they wait on page faults), " +
                   FormatPct(MetricOf(*top, "uvm_in_gaps_ratio")) + " in the gaps between kernels.";
+  // A per-kernel counter report (Nsight Compute) has no timeline: no busy or
+  // idle claim, only what its kernels measured.
+  if (r0 != nullptr && digests.size() == 1 && r0->clock == "kernel-order") {
+    // Measured findings carry no time lost, so they never rank as `top`.
+    const Finding* measured = nullptr;
+    for (const Finding& f : dx.findings)
+      if (measured == nullptr && f.id.rfind("kernel_efficiency.measured_", 0) == 0) measured = &f;
+    const Finding* lead = top_matters ? top : measured;
+    dx.top_line = "Per-kernel counter report (kernels replayed one at a time, no timeline): " +
+                  (lead != nullptr ? lead->summary
+                                   : std::string("no kernel with 5% or more of kernel time is at "
+                                                 "the DRAM roof, latency-bound or short of "
+                                                 "occupancy (measured)."));
+    if (lead == nullptr || lead->id == "kernel_efficiency.measured_none")
+      dx.bottleneck = "none found";
+    else if (!top_matters) dx.bottleneck = std::string(BottleneckOf(*lead));
+  }
   // Counters only, several GPUs: the WHY line covers the node.
   if (pd == nullptr && sampled && node.size() >= 2)
     NodeTopLine(r0->node_curves, node, top, top_matters, dx);

@@ -85,8 +85,36 @@ Finding MkdFinding(const DetectorInput& in, const MkdPick& p, const MeasuredKern
 
 std::vector<Finding> DetectMeasuredKernels(const DetectorInput& in) {
   std::vector<Finding> out;
-  if (!HasMeasuredFigures(in.trace)) return out;
+  const bool untimed = in.trace.info.kernels_untimed && !in.trace.kernels.empty();
+  if (!untimed && !HasMeasuredFigures(in.trace)) return out;
   const MeasuredKernels mk = AnalyzeMeasuredKernels(in.trace);
+  bool judgeable = false;
+  for (const MeasuredKernel& k : mk.groups)
+    if (k.bound != SolBound::kUnknown || !std::isnan(k.achieved_occupancy_pct)) judgeable = true;
+  if (!judgeable) {
+    // A per-kernel report without the figures the findings need (a
+    // `--metrics` run): say what is missing instead of judging nothing.
+    if (untimed) {
+      Finding f;
+      f.id = "kernel_efficiency.measured_none";
+      f.category = Category::kKernelEfficiency;
+      f.rank = in.rank;
+      f.severity = Severity::kInfo;
+      f.per_step_basis = false;
+      f.title = "Kernel profile without speed-of-light or achieved-occupancy figures";
+      f.summary = fmt::format(
+          "the report holds {} kernel launches with durations and launch configurations but no "
+          "speed-of-light or achieved-occupancy figures, so no kernel can be called compute-, "
+          "memory- or latency-bound",
+          in.trace.kernels.size());
+      f.recommendations.push_back(
+          {FixKind::kKernelTuning,
+           "Profile with `ncu --section SpeedOfLight --section Occupancy` (or `--set full`) and "
+           "export `--page raw`"});
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
   MkdPick roof, latency, occupancy;
   auto add = [](MkdPick& p, const MeasuredKernel& k) {
     p.kernels.push_back(&k);

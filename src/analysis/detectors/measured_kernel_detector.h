@@ -17,6 +17,9 @@
 //     the SM's warps and, when theoretical occupancy is known, >= 15 points
 //     below it (tail effect, imbalance) or theoretical itself < 50% (limited
 //     by registers, shared memory or block size).
+//   "kernel_efficiency.measured_none" (info): a per-kernel report
+//     (kernels_untimed) that measured none of these figures; says which
+//     sections to collect.
 // Severity: by the groups' share of kernel time (SeverityFromLoss); the time
 // a fix saves is not estimated (lost_per_step_ns missing).
 #pragma once
@@ -30,7 +33,7 @@ namespace gpuwhy::analysis::detectors {
 inline constexpr double kMeasuredMinShare = 0.05;
 
 // DetectMeasuredKernels: see the file comment. No findings when no kernel
-// has a measured figure.
+// has a measured figure, except measured_none on a per-kernel report.
 std::vector<Finding> DetectMeasuredKernels(const DetectorInput& in);
 
 }  // namespace gpuwhy::analysis::detectors

@@ -64,7 +64,7 @@ struct RankDigest {
   int64_t extent_end_ns = kMissingI64;
   int64_t first_comm_end_ns = kMissingI64;  // end of the first communication kernel
   bool has_gpu_events = false;       // a rank (not a counter log)
-  bool has_counters = false;         // trace.counters is not empty
+  bool has_counters = false;         // trace.counters is not empty, or kernels carry measured figures (ncu)
   // TraceInfo::host_only_profile, with the host's step ranges (ranges with a
   // step number): their count and mean length (kMissingI64 without steps).
   bool host_only_profile = false;

@@ -112,5 +112,19 @@ TEST(MeasuredKernels, FindingsNameTheKernel) {
     for (const detectors::Example& e : x.examples) EXPECT_NE(e.what, "tiny");
 }
 
+TEST(MeasuredKernels, AReportWithoutTheFiguresSaysSo) {
+  // Only theoretical occupancy (a --metrics run): nothing to judge a bound on.
+  model::Trace t = MkTrace({{"k", 1000, kNaN, kNaN, kNaN, kNaN, 67, 1}}, true);
+  const detectors::Timeline tl = detectors::BuildTimeline(t);
+  std::vector<detectors::Finding> f = detectors::DetectMeasuredKernels({t, tl});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "kernel_efficiency.measured_none");
+  EXPECT_EQ(f[0].severity, detectors::Severity::kInfo);
+  // The same kernel in a timed trace: no finding at all.
+  model::Trace timed = MkTrace({{"k", 1000, kNaN, kNaN, kNaN, kNaN, 67, 1}}, false);
+  const detectors::Timeline tl2 = detectors::BuildTimeline(timed);
+  EXPECT_TRUE(detectors::DetectMeasuredKernels({timed, tl2}).empty());
+}
+
 }  // namespace
 }  // namespace gpuwhy::analysis

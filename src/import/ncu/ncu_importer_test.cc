@@ -32,12 +32,12 @@ constexpr const char* kLead =
 // RawPage: a raw page of two kernels; the duration column is in `dur_unit`.
 std::string RawPage(const std::string& dur_unit) {
   std::string s = std::string(kLead) +
-                  R"q(,"gpu__time_duration.sum","launch__registers_per_thread","launch__shared_mem_per_block_static","launch__shared_mem_per_block_dynamic","sm__throughput.avg.pct_of_peak_sustained_elapsed","gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed","dram__cycles_active.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active","sm__maximum_warps_per_active_cycle_pct","device__attribute_display_name","device__attribute_multiprocessor_count")q"
+                  R"q(,"gpu__time_duration.sum","launch__registers_per_thread","launch__shared_mem_per_block_static","launch__shared_mem_per_block_dynamic","sm__throughput.avg.pct_of_peak_sustained_elapsed","gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed","dram__cycles_active.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active","sm__maximum_warps_per_active_cycle_pct","device__attribute_display_name","device__attribute_multiprocessor_count","sm__cycles_active.avg","gpc__cycles_elapsed.max")q"
                   "\n";
   s += R"q("","","","","","","","","","","",")q" + dur_unit +
-       R"q(","register/thread","Kbyte/block","byte/block","%","%","%","%","%","","")q" "\n";
-  s += R"q("0","42","python","host","void add<float>(float*, int)","1","7","(256, 1, 1)","(1024, 2, 1)","0","9.0","1.500000","32","8.192000","0","12.5","91.0","90.5","40.25","100","NVIDIA H100 80GB HBM3","132")q" "\n";
-  s += R"q("1","42","python","host","gemm(int)","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","0.250000","n/a","0.000000","256","85.0","30.0","n/a","12.5","50","NVIDIA H100 80GB HBM3","132")q" "\n";
+       R"q(","register/thread","Kbyte/block","byte/block","%","%","%","%","%","","","cycle","cycle")q" "\n";
+  s += R"q("0","42","python","host","void add<float>(float*, int)","1","7","(256, 1, 1)","(1024, 2, 1)","0","9.0","1.500000","32","8.192000","0","12.5","91.0","90.5","40.25","100","NVIDIA H100 80GB HBM3","132","1,800","2,000")q" "\n";
+  s += R"q("1","42","python","host","gemm(int)","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","0.250000","n/a","0.000000","256","85.0","30.0","n/a","12.5","50","NVIDIA H100 80GB HBM3","132","n/a","n/a")q" "\n";
   return s;
 }
 
@@ -78,6 +78,8 @@ TEST(NcuCsv, RawPageScalesByItsUnitsRow) {
   EXPECT_FLOAT_EQ(t.kernels.dram_throughput_pct[0], 90.5f);
   EXPECT_FLOAT_EQ(t.kernels.achieved_occupancy_pct[0], 40.25f);
   EXPECT_FLOAT_EQ(t.kernels.theoretical_occupancy_pct[1], 50.0f);
+  EXPECT_FLOAT_EQ(t.kernels.sm_active_pct[0], 90.0f);  // 1,800 of 2,000 cycles
+  EXPECT_TRUE(std::isnan(t.kernels.sm_active_pct[1]));
   // n/a is missing, never 0; a figure not collected is missing.
   EXPECT_FALSE(IsValid(t.kernels.registers_per_thread[1]));
   EXPECT_TRUE(std::isnan(t.kernels.dram_throughput_pct[1]));
@@ -371,7 +373,9 @@ TEST(NcuJoin, AnalyzeTraceAndReportTogether) {
       ts += 1700;
     }
   }
-  std::ofstream(dir / "trace.json") << R"q({"traceEvents":[)q" << ev << "]}";
+  std::ofstream(dir / "trace.json")
+      << R"q({"deviceProperties":[{"id":0,"name":"GPU","numSms":132,"computeMajor":9,"computeMinor":0}],"traceEvents":[)q"
+      << ev << "]}";
   std::ofstream(dir / "k.csv") << RawPage("us");
   std::string out, err;
   ASSERT_EQ(RunAnalyze({(dir / "trace.json").string(), (dir / "k.csv").string()}, &out, &err), 0)
@@ -381,12 +385,46 @@ TEST(NcuJoin, AnalyzeTraceAndReportTogether) {
       << out;
   EXPECT_NE(out.find("memory  12%  91%  90%  40% 100%"), std::string::npos) << out;
   EXPECT_NE(out.find("occupancy (measured, ncu)"), std::string::npos) << out;
+  // The real line: measured where the trace kernels matched, estimated elsewhere.
+  EXPECT_NE(out.find("(measured (ncu): SM active cycles for "), std::string::npos) << out;
   std::string json;
   ASSERT_EQ(RunAnalyze({"--json", (dir / "trace.json").string(), (dir / "k.csv").string()}, &json,
                        &err),
             0);
   EXPECT_NE(json.find(R"q("matched_kernels": 10)q"), std::string::npos) << json.substr(0, 300) << err;
   EXPECT_NE(json.find(R"q("source": "measured (ncu)")q"), std::string::npos);
+  EXPECT_NE(json.find("measured (ncu): SM active cycles for 94% of kernel time, estimated (launch "
+                      "config) for the rest"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpuwhy::import::ncu_test
+
+namespace gpuwhy::import::ncu_test {
+namespace {
+
+// A report alone: no timeline claims, the bound table, the measured finding
+// naming the kernel, and no timeline detector (launch-bound, idle).
+TEST(NcuAlone, ReportWithoutTimeline) {
+  const fs::path dir = fs::temp_directory_path() / ("gpuwhy_ncu_alone_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "d.txt") << DetailsPage();
+  std::string out, err;
+  std::string json;
+  ASSERT_EQ(RunAnalyze({"--json", (dir / "d.txt").string()}, &json, &err), 0) << err;
+  EXPECT_NE(json.find("Per-kernel counter report (kernels replayed one at a time, no timeline): "
+                      "`scan(int*)` reaches 49% of SM and 53% of memory"),
+            std::string::npos)
+      << json.substr(0, 2000);
+  EXPECT_NE(json.find("\"bound\": \"latency\""), std::string::npos);
+  ASSERT_EQ(RunAnalyze({(dir / "d.txt").string()}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("Latency-bound kernels"), std::string::npos) << out;
+  EXPECT_NE(out.find("scan(int*)                     latency  49%  53%"), std::string::npos) << out;
+  EXPECT_NE(out.find("ncu WRN SOLBottleneck"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Launch-bound"), std::string::npos) << out;
+  EXPECT_EQ(out.find("GPU idle"), std::string::npos) << out;
   fs::remove_all(dir);
 }
 

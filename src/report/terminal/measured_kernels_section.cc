@@ -29,9 +29,8 @@ void RenderMeasuredKernels(const TerminalContext& ctx, std::ostream& out) {
   out << '\n';
   if (m.untimed) {
     SectionLine(ctx, out,
-                fmt::format("kernels measured (ncu): {} launches, {} profiled one at a time "
-                            "(Nsight Compute replays each kernel alone: no timeline, so busy and "
-                            "idle below are the kernels laid end to end)",
+                fmt::format("kernels measured (ncu): {} launches, {}, each replayed alone (no "
+                            "timeline)",
                             m.kernels, FormatDuration(m.kernel_time_ns)));
   } else {
     SectionLine(ctx, out,
@@ -64,9 +63,9 @@ void RenderMeasuredKernels(const TerminalContext& ctx, std::ostream& out) {
     }
   }
   SectionLine(ctx, out,
-              "  figures: SM, memory, DRAM = throughput of peak; occ = achieved occupancy, theo = "
-              "theoretical; all measured (ncu). bound: compute/memory = the unit at >= 60% of "
-              "peak, latency = neither");
+              "  SM/mem/DRAM: % of peak throughput; occ/theo: achieved/theoretical occupancy");
+  SectionLine(ctx, out,
+              "  all measured (ncu); bound: the unit at >= 60% of peak, latency = neither");
 }
 
 }  // namespace gpuwhy::report
