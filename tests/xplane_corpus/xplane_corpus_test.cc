@@ -5,7 +5,8 @@
 //
 // The one sample there (xprof's tpu_inference_2.xplane.pb) is stored with its
 // binary bytes replaced by U+FFFD (EF BF BD), as a text round trip does; its
-// sha256 is the one SOURCES.md records, so that is the file as kept. For such a
+// sha256 is the one SOURCES.md records, and openxla/xprof's git blob at
+// a27d00aa has the same bytes (committed that way upstream). For such a
 // file the test requires what a user must get: recognised by content as an
 // XSpace, one error line naming the byte offset and the text mangling, exit 2
 // class. An intact file must import, one TPU device per device plane.
