@@ -72,7 +72,7 @@ struct XplaneField {
   uint32_t number = 0;
   size_t tag_at = 0;  // first byte of the field (its tag)
   size_t begin = 0;   // first byte of the value (length-delimited: after the length)
-  size_t size = 0;    // value bytes (length-delimited fields; 0 for the others)
+  size_t size = 0;    // value bytes after `begin` (0 for a varint: begin is past it)
   bool delimited = false;
 };
 
@@ -155,8 +155,8 @@ bool XplaneFields(std::string_view bytes, size_t begin, size_t size, XplaneFrami
       return false;
     }
     f.begin = pos;
-    f.size = f.delimited ? static_cast<size_t>(len) : 0;
-    pos += static_cast<size_t>(len);
+    f.size = static_cast<size_t>(len);
+    pos += f.size;
     if (!fn(f)) return true;
   }
   return true;

@@ -338,6 +338,43 @@ TEST(XplaneImporter, NamesThatAreNotUtf8AreKept) {
   EXPECT_EQ(t.Str(t.kernels.name[0]), "fusion_\xff\xfe");
 }
 
+TEST(XplaneImporter, UnknownFieldsOfEveryWireTypeAreSkipped) {
+  // A newer schema's fields on a plane and on a line: varint, fixed64,
+  // length-delimited and fixed32 (field numbers 20-23).
+  const std::string extra = std::string("\xA0\x01\x05", 3) +                          // 20: varint 5
+                            std::string("\xA9\x01" "\x01\x02\x03\x04\x05\x06\x07\x08", 10) +  // 21: fixed64
+                            std::string("\xB2\x01\x02" "ab", 5) +                     // 22: "ab"
+                            std::string("\xBD\x01" "\x01\x02\x03\x04", 6);          // 23: fixed32
+  pb::XSpace space;
+  PlaneBuilder p(space.add_planes(), 0, "/device:TPU:0");
+  pb::XLine* l = p.Line(3, "XLA Ops", kT0);
+  p.Event(l, "fusion", 0, 1000);
+  std::string line_bytes;
+  ASSERT_TRUE(l->SerializeToString(&line_bytes));
+  l->Clear();
+  ASSERT_TRUE(l->ParseFromString(line_bytes + extra));
+  std::string b;
+  ASSERT_TRUE(space.SerializeToString(&b));
+  pb::XSpace again;
+  ASSERT_TRUE(again.ParseFromString(b));
+  std::string plane_bytes;
+  ASSERT_TRUE(again.planes(0).SerializeToString(&plane_bytes));
+  plane_bytes += extra;
+  std::string file = "\x0A";
+  for (uint64_t n = plane_bytes.size();; n >>= 7) {
+    if (n < 0x80) {
+      file += static_cast<char>(n);
+      break;
+    }
+    file += static_cast<char>((n & 0x7F) | 0x80);
+  }
+  file += plane_bytes;
+  model::Trace t;
+  Status s = ReadXSpaceBytes(file, "u.xplane.pb", t);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(t.kernels.size(), 1u);
+}
+
 TEST(XplaneImporter, HoldsNothingIsOneLineNamingThePlanes) {
   pb::XSpace space;
   PlaneBuilder h(space.add_planes(), 1, "/host:CPU");
