@@ -60,6 +60,7 @@ struct InputInfo {
   std::string hostname;
   std::vector<std::string> merged_inputs;  // counter inputs merged into this trace
   std::vector<std::string> import_notes;   // TraceInfo::import_notes
+  bool host_only_profile = false;          // TraceInfo::host_only_profile
 };
 
 // TraceAnalysis: all sections for one trace (one rank).
