@@ -485,5 +485,17 @@ TEST_F(ChromeTest, JaxDevicesNamedPastTheSniffedPrefixStillReadAsJax) {
   EXPECT_EQ(r->kernels.size(), 1u);
 }
 
+TEST_F(ChromeTest, KinetoTraceNamingAJaxProcessStaysKineto) {
+  const std::string doc =
+      R"({"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"user_annotation","name":"/host:CPU","pid":1,"tid":1,"ts":1,"dur":1},)"
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2,"dur":1,"args":{"device":0,"stream":7,"correlation":1}}]})";
+  SourceInfo src;
+  src.prefix = doc;
+  EXPECT_FALSE(JaxTraceImporter().Sniff(src));
+  Result<model::Trace> r = ImportFile(Write("kineto_named.json", doc));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->info.format, "kineto-json");
+}
+
 }  // namespace
 }  // namespace gpuwhy::import
