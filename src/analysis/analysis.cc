@@ -21,6 +21,7 @@ void FillInput(const model::Trace& trace, TraceAnalysis& out) {
   out.input.clock = info.clock;
   out.input.merged_inputs = info.merged_inputs;
   out.input.import_notes = info.import_notes;
+  out.input.host_only_profile = info.host_only_profile;
   out.input.rank = trace.rank.rank;
   out.input.world_size = trace.rank.world_size;
   out.input.backend = std::string(trace.Str(trace.rank.backend));

@@ -63,6 +63,7 @@ struct InputInfo {
   // import_notes: how the importer read the source (model TraceInfo::import_notes);
   // not kept in .gwsum summaries.
   std::vector<std::string> import_notes;
+  bool host_only_profile = false;  // TraceInfo::host_only_profile
 };
 
 // TraceAnalysis: all sections for one trace (one rank).

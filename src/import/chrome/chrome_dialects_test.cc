@@ -456,5 +456,46 @@ TEST_F(ChromeTest, RocprofWithoutTracingIsRefusedInOneLine) {
   EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
 }
 
+TEST_F(ChromeTest, LegacyLaunchFlowsWithoutKernelsAreRefusedNotCpuOnly) {
+  // PyTorch 1.8+ with use_cuda: the "s" flows stay, the kernels are gone.
+  const std::string doc = R"([
+{"name": "ProfilerStep#1", "ph": "X", "ts": 1, "dur": 100, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "aten::mm", "ph": "X", "ts": 10, "dur": 5, "tid": 1, "pid": "CPU functions", "args": {}},
+{"name": "aten::mm", "ph": "s", "ts": 10, "tid": 1, "pid": "CPU functions", "id": 0, "cat": "cpu_to_cuda", "args": {}}
+])";
+  Result<model::Trace> r = ImportFile(Write("flows_only.json", doc));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("launched 1 GPU kernels"), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+}
+
+TEST_F(ChromeTest, JaxDevicesNamedPastTheSniffedPrefixStillReadAsJax) {
+  // 70 KB of host events before the device's process_name: the Kineto
+  // sniffer claims the object, finds the device processes, and hands over.
+  std::string doc = R"({"traceEvents":[)";
+  for (int i = 0; doc.size() < (70u << 10); ++i)
+    doc += R"({"ph":"X","pid":701,"tid":9,"ts":)" + std::to_string(1000 + i) +
+           R"(.5,"dur":0.5,"name":"host_work"},)";
+  doc += R"J({"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+{"ph":"M","pid":1,"tid":14,"name":"thread_name","args":{"name":"Stream #14(Compute)"}},
+{"ph":"X","pid":1,"tid":14,"ts":1020.125,"dur":50.5,"name":"fusion_3"}]})J";
+  Result<model::Trace> r = ImportFile(Write("late_devices.json", doc));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->info.format, "jax-trace-json");
+  EXPECT_EQ(r->kernels.size(), 1u);
+}
+
+TEST_F(ChromeTest, KinetoTraceNamingAJaxProcessStaysKineto) {
+  const std::string doc =
+      R"({"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"user_annotation","name":"/host:CPU","pid":1,"tid":1,"ts":1,"dur":1},)"
+      R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2,"dur":1,"args":{"device":0,"stream":7,"correlation":1}}]})";
+  SourceInfo src;
+  src.prefix = doc;
+  EXPECT_FALSE(JaxTraceImporter().Sniff(src));
+  Result<model::Trace> r = ImportFile(Write("kineto_named.json", doc));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->info.format, "kineto-json");
+}
+
 }  // namespace
 }  // namespace gpuwhy::import

@@ -375,6 +375,10 @@ Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
 bool LooksLikeJaxTrace(std::string_view prefix) {
   const char head = ChromeTraceHead(prefix);
   if (head != '{' && head != '[') return false;
+  // Kineto's own keys: a Kineto trace that merely mentions such a name stays
+  // Kineto's (which hands a real JAX profile back, KinetoImporter::Read).
+  for (std::string_view key : {"\"schemaVersion\"", "\"deviceProperties\"", "\"baseTimeNanoseconds\""})
+    if (prefix.find(key) != std::string_view::npos) return false;
   return prefix.find("\"/device:GPU:") != std::string_view::npos ||
          prefix.find("\"/device:TPU:") != std::string_view::npos ||
          prefix.find("\"/host:CPU") != std::string_view::npos;

@@ -86,6 +86,7 @@ class LegacyMapper {
   std::map<KernelKey, std::vector<uint32_t>> kernel_rows_;
   uint64_t steps_ = 0;
   bool cuda_pid_ = false;  // any event on "CUDA functions"
+  uint64_t device_flows_ = 0;  // flow starts of cat "cpu_to_<device>"
 };
 
 void LegacyMapper::Event(const ChromeEvent& ev) {
@@ -100,6 +101,7 @@ void LegacyMapper::Event(const ChromeEvent& ev) {
       return;
     case 's': {
       t_.stats.Bump(ImportStat::flow_event);
+      if (ev.cat.substr(0, 7) == "cpu_to_") ++device_flows_;
       if (!IsValid(ev.id.num) || !IsValid(ev.ts_ns)) return;
       auto it = last_op_.find(ev.tid.num);
       if (it == last_op_.end() || it->second.start_ns != ev.ts_ns) return;
@@ -175,6 +177,16 @@ Status LegacyMapper::Finish(const std::string& path, const ChromeDocument& doc) 
         "{}: a PyTorch legacy autograd-profiler trace (top-level array, {} events) with no "
         "complete (X) op or kernel event: nothing to analyse",
         path, doc.events));
+  if (!cuda_pid_ && device_flows_ > 0)
+    // PyTorch >= 1.8 writes the launch flows but no longer the kernels
+    // ("use torch.profiler to get device kernel trace"): the GPU ran, and
+    // this file cannot say how; neither CPU-only nor idle.
+    return InvalidInput(fmt::format(
+        "{}: a PyTorch legacy autograd-profiler trace whose ops launched {} GPU kernels "
+        "(cpu_to_* flow events) but which holds no kernel event (no \"CUDA functions\" "
+        "process): this PyTorch's export_chrome_trace does not write them; profile with "
+        "torch.profiler (Kineto) for the GPU timeline",
+        path, device_flows_));
   t_.info.format = "torch-legacy-json";
   t_.info.clock = "torch_profiler_start";
   // Without a "CUDA functions" process the profiler ran without use_cuda (or

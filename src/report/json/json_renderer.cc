@@ -46,6 +46,10 @@ void RenderJson(const analysis::Analysis& analysis, std::ostream& out,
       for (const std::string& m : in.import_notes) w.String(m);
       w.EndArray();
     }
+    if (in.host_only_profile) {  // only host-only profiles write it
+      w.Key("host_only_profile");
+      w.Bool(true);
+    }
     w.FieldInt("size_bytes", in.size_bytes);
     w.Key("clock");
     w.StringOrNull(in.clock);

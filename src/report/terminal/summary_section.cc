@@ -273,7 +273,9 @@ void RenderTraceOverview(const TerminalContext& ctx, std::ostream& out) {
   size_t with_events = 0, counters_only = 0;
   for (const analysis::DeviceSummary& d : s.devices) (d.has_events ? with_events : counters_only)++;
   if (s.devices.empty()) {
-    Line(out, ctx, "devices", "no GPU activity in this trace");
+    Line(out, ctx, "devices",
+         in.host_only_profile ? "no GPU profiled (the profiler recorded host activity only)"
+                              : "no GPU activity in this trace");
   } else if (counters_only == 0) {
     Line(out, ctx, "devices", fmt::format("{} with GPU events", with_events));
   } else if (with_events == 0) {
