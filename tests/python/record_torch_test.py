@@ -168,6 +168,12 @@ def case_run(exe, tmp):
     check("Traceback" not in p.stderr, "no traceback when torch is missing")
 
 
+def report_json(stdout):
+    """The JSON report that follows the job's own output on stdout."""
+    at = 0 if stdout.startswith("{") else stdout.index("\n{") + 1
+    return json.loads(stdout[at:])
+
+
 def case_analysis(exe, tmp):
     script = os.path.join(HERE, "train_mlp.py")
     out = os.path.join(tmp, "a")
@@ -181,7 +187,7 @@ def case_analysis(exe, tmp):
              (torch_version(), missing))
     check(any("a CPU-only run" in l and "recorded 5 steps" in l for l in gw_lines(p.stderr)),
           "the CPU-only line")
-    report = json.loads(p.stdout)
+    report = report_json(p.stdout)
     # The report: no GPU work, and the 5 recorded steps (ProfilerStep#5..#9).
     # (Checked on a Kineto-layout conversion of this trace: top_line
     # "[INSUFFICIENT_DATA] No GPU activity in the trace ...", step_detection
@@ -260,11 +266,17 @@ def case_ranks(exe, tmp):
     if missing:
         skip("the traces are right; the rank-set report needs a reader of the layout torch %s "
              "writes: %s" % (torch_version(), missing))
-    report = json.loads(p.stdout)
-    ranks = sorted((t.get("input") or {}).get("rank") for t in report.get("traces", [])
-                   if (t.get("input") or {}).get("rank") is not None)
-    check(ranks == [0, 1] or report.get("ranks") is not None,
-          "a rank-set report of ranks 0 and 1: %r" % ranks)
+    report = report_json(p.stdout)
+    # One report over both ranks, in rank order. Legacy traces carry no rank
+    # (no distributedInfo), so input.rank may be null; the file names hold it.
+    paths = [(t.get("input") or {}).get("path", "") for t in report.get("traces", [])]
+    check([re.search(r"\.rank(\d+)\.", x).group(1) for x in paths] == ["0", "1"],
+          "both ranks' traces in rank order: %r" % paths)
+    diag = (report["traces"][0].get("diagnosis") or {})
+    check(diag.get("rank_count") == 2 and (report.get("run_profile") or {}).get("rank_count") == 2,
+          "a rank-set report of 2 ranks: %r" % diag.get("rank_count"))
+    ranks = [(t.get("input") or {}).get("rank") for t in report["traces"]]
+    check(ranks in ([0, 1], [None, None]), "no rank other than the trace's own: %r" % ranks)
 
 
 def case_nvml(exe, tmp, fake_nvml):
