@@ -229,6 +229,25 @@ TEST(HtmlBrowser, NvidiaSmiLogDrawsTheCounterChart) {
   fs::remove_all(dir);
 }
 
+// A script's own CSV is read by column meaning; the page says how each
+// column was read, as the terminal and JSON reports do.
+TEST(HtmlBrowser, ScriptCsvShowsHowColumnsWereRead) {
+  SKIP_WITHOUT_CHROMIUM();
+  std::string dir = TempDir();
+  {
+    std::ofstream f(dir + "/gpu_log.csv");
+    f << "time,util,watts\n";
+    for (int i = 0; i < 60; ++i) f << 1767607200 + i << ',' << (i % 2 ? 95 : 5) << ",200\n";
+  }
+  std::string html = dir + "/report.html";
+  ASSERT_EQ(Analyze({dir + "/gpu_log.csv"}, html), 0);
+  PageResult r = Load(html, "script_csv.png");
+  ExpectCleanPage(r, 1);
+  EXPECT_NE(r.dom.find("read: `util` read as GPU utilization"), std::string::npos)
+      << r.dom.substr(0, 3000);
+  fs::remove_all(dir);
+}
+
 TEST(HtmlBrowser, HostileKernelNamesStayText) {
   SKIP_WITHOUT_CHROMIUM();
   std::string dir = TempDir();

@@ -574,6 +574,10 @@ std::string HtmlDataJson(const analysis::Analysis& analysis,
     j.F("hostname", ta.input.hostname);
     j.Key("merged_inputs");
     j.Strs(ta.input.merged_inputs);
+    if (!ta.input.import_notes.empty()) {  // absent when the importer had no choice to make
+      j.Key("import_notes");
+      j.Strs(ta.input.import_notes);
+    }
     if (ta.measured_kernels) WriteMeasuredKernels(j, *ta.measured_kernels);
     j.FI("origin_ns", origin);
     j.FI("extent_ns", ta.summary.extent_ns);

@@ -339,6 +339,7 @@
     add(li, el('span', 'muted', ' ' + t.format + (isNum(t.size_bytes) ? ', ' + fmtBytes(t.size_bytes) : '') +
       (t.rank != null ? ', rank ' + t.rank : '') + (isNum(t.extent_ns) ? ', ' + fmtDur(t.extent_ns) + ' traced' : '')));
     if (t.merged_inputs.length) add(li, el('span', 'muted', ' + ' + t.merged_inputs.join(', ')));
+    (t.import_notes || []).forEach(function (n) { add(li, el('div', 'muted note', 'read: ' + n)); });
   });
   if (data.traces.length > 12) add(inputs, el('li', 'muted', '… and ' + (data.traces.length - 12) + ' more inputs'));
 
