@@ -27,6 +27,23 @@ std::string MkdConfig(const MeasuredKernel& k) {
   return "grid " + dims(k.grid) + " x block " + dims(k.block);
 }
 
+// MkdBlocks: blocks in the group's grid; kMissingI64 when an axis is missing.
+int64_t MkdBlocks(const MeasuredKernel& k) {
+  int64_t n = 1;
+  for (int32_t g : k.grid) {
+    if (g == kMissingI32 || g <= 0) return kMissingI64;
+    n *= g;
+  }
+  return n;
+}
+
+// MkdSmCount: the SM count of `device_id` from the trace; kMissingI32 when unknown.
+int32_t MkdSmCount(const DetectorInput& in, int32_t device_id) {
+  for (const model::Device& d : in.trace.devices)
+    if (d.device_id == device_id) return d.sm_count;
+  return kMissingI32;
+}
+
 std::string MkdPct(double v) { return std::isnan(v) ? "n/a" : fmt::format("{:.0f}%", v); }
 
 // MkdFigures: the measured figures of a group, for an example's detail.
@@ -164,9 +181,17 @@ std::vector<Finding> DetectMeasuredKernels(const DetectorInput& in) {
                                  "Give each SM more independent work: more blocks or warps, more "
                                  "work per thread (ILP), fewer barriers; ncu's Warp State and "
                                  "Scheduler sections name the stall"});
-    f.recommendations.push_back({FixKind::kBiggerBatch,
-                                 "A small grid cannot fill the GPU: batch the work into fewer, "
-                                 "larger launches"});
+    // A bigger batch only helps when the grid is what leaves SMs without work:
+    // fewer blocks than SMs (80 when the report does not give the SM count,
+    // the fewest on any data-centre GPU since V100).
+    const int64_t blocks = MkdBlocks(k);
+    const int32_t sms = MkdSmCount(in, k.device_id);
+    if (blocks != kMissingI64 && blocks < (sms != kMissingI32 ? sms : 80))
+      f.recommendations.push_back(
+          {FixKind::kBiggerBatch,
+           fmt::format("Its grid of {} blocks cannot fill {}: batch the work into fewer, "
+                       "larger launches",
+                       blocks, sms != kMissingI32 ? fmt::format("{} SMs", sms) : "the GPU")});
     out.push_back(std::move(f));
   }
   if (!occupancy.kernels.empty()) {

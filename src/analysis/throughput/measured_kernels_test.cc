@@ -3,6 +3,7 @@
 // built here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -110,6 +111,42 @@ TEST(MeasuredKernels, FindingsNameTheKernel) {
   // Under kMeasuredMinShare of kernel time: not judged.
   for (const detectors::Finding& x : f)
     for (const detectors::Example& e : x.examples) EXPECT_NE(e.what, "tiny");
+}
+
+// FixKinds: the kinds of a finding's recommendations.
+std::vector<detectors::FixKind> FixKinds(const detectors::Finding& f) {
+  std::vector<detectors::FixKind> v;
+  for (const auto& r : f.recommendations) v.push_back(r.kind);
+  return v;
+}
+
+TEST(MeasuredKernels, ABiggerBatchOnlyForAGridThatCannotFillTheSms) {
+  const auto bigger = detectors::FixKind::kBiggerBatch;
+  // Latency-bound on 8 blocks (the SM count unknown: under 80): batch more.
+  model::Trace small = MkTrace({{"scan_kernel", 3000, 30, 40, 35, 90, 100, 8}}, true);
+  const detectors::Timeline tl = detectors::BuildTimeline(small);
+  std::vector<detectors::Finding> f = detectors::DetectMeasuredKernels({small, tl});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "kernel_efficiency.measured_latency_bound");
+  std::vector<detectors::FixKind> kinds = FixKinds(f[0]);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), bigger), kinds.end());
+  // The same on 19532 blocks: the grid fills the GPU, so only the kernel's own fix.
+  model::Trace big = MkTrace({{"scan_kernel", 3000, 30, 40, 35, 90, 100, 19532}}, true);
+  const detectors::Timeline tl2 = detectors::BuildTimeline(big);
+  f = detectors::DetectMeasuredKernels({big, tl2});
+  ASSERT_EQ(f.size(), 1u);
+  kinds = FixKinds(f[0]);
+  EXPECT_EQ(std::find(kinds.begin(), kinds.end(), bigger), kinds.end());
+  // 100 blocks on a GPU the trace says has 132 SMs: still too few.
+  model::Trace h100 = MkTrace({{"scan_kernel", 3000, 30, 40, 35, 90, 100, 100}}, true);
+  h100.devices[0].sm_count = 132;
+  const detectors::Timeline tl3 = detectors::BuildTimeline(h100);
+  f = detectors::DetectMeasuredKernels({h100, tl3});
+  ASSERT_EQ(f.size(), 1u);
+  kinds = FixKinds(f[0]);
+  ASSERT_NE(std::find(kinds.begin(), kinds.end(), bigger), kinds.end());
+  EXPECT_NE(f[0].recommendations.back().text.find("100 blocks cannot fill 132 SMs"),
+            std::string::npos);
 }
 
 TEST(MeasuredKernels, AReportWithoutTheFiguresSaysSo) {
