@@ -251,6 +251,12 @@ int64_t ChromeEvent::ArgInt(std::string_view key) const {
   return v;
 }
 
+InputStreamOptions ChromeStreamOptions() {
+  InputStreamOptions o;
+  o.read_ahead = true;
+  return o;
+}
+
 char ChromeTraceHead(std::string_view prefix) {
   size_t i = prefix.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (i < prefix.size() && IsWs(prefix[i])) ++i;

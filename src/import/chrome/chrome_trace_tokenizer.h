@@ -94,6 +94,10 @@ using ChromeEventFn = std::function<void(const ChromeEvent&)>;
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
                        const ChromeEventFn& fn);
 
+// ChromeStreamOptions: how dialects open their input: read-ahead on (gzip
+// is inflated on its own thread, as for Kineto).
+InputStreamOptions ChromeStreamOptions();
+
 // ChromeTraceHead: for sniffers: the first non-whitespace byte of `prefix`
 // ('{' or '['; 0 when neither), after an optional UTF-8 byte-order mark.
 char ChromeTraceHead(std::string_view prefix);

@@ -393,7 +393,7 @@ Status ReadJaxTraceStream(InputStream& in, model::Trace& trace) {
 }
 
 Status JaxTraceImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, ChromeStreamOptions()));
   RETURN_IF_ERROR(ReadJaxTraceStream(*in, trace));
   trace.info.source_path = src.path;
   return Status::Ok();

@@ -221,7 +221,7 @@ Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace) {
 }
 
 Status TorchLegacyImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, ChromeStreamOptions()));
   RETURN_IF_ERROR(ReadTorchLegacyStream(*in, trace));
   trace.info.source_path = src.path;
   return Status::Ok();

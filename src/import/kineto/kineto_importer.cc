@@ -1366,7 +1366,7 @@ Status KinetoImporter::Read(const SourceInfo& src, model::Trace& trace) {
     // its dialect reads it from the start.
     trace = model::Trace();
     in.reset();
-    ASSIGN_OR_RETURN(std::unique_ptr<InputStream> again, OpenInputStream(src.path));
+    ASSIGN_OR_RETURN(std::unique_ptr<InputStream> again, OpenInputStream(src.path, ChromeStreamOptions()));
     st = ReadJaxTraceStream(*again, trace);
   }
   RETURN_IF_ERROR(st);
