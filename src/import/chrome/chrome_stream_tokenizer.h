@@ -26,7 +26,8 @@
 //   static void ResetSegment(Segment&); void SegmentDone(Segment&);
 //   void MergeSegment(Segment&, uint64_t end_offset);
 //   Lex ParseArgs(const char*& p, const char* end, Args*, int ctx); void BadArgs(Args*);
-//   void Commit(RawEvent&); void Malformed(); void MaybeReserve(uint64_t bytes);
+//   void Commit(RawEvent&); void Malformed();
+//   model::Trace* GrowTarget();  (the tables to size for the whole input; null: none)
 //   Status TopLevelValue(const std::string& key, char first, uint64_t at);
 //   Status ArrayTop();  (kArrayForm false: why the array is refused)
 //   Status NoTraceEvents(); Status Done();
@@ -55,6 +56,7 @@
 #include "base/status.h"
 #include "base/thread_priority.h"
 #include "import/chrome/chrome_lexer.h"
+#include "model/trace.h"
 
 namespace gpuwhy::import::chrome_lex {
 
@@ -286,7 +288,22 @@ struct ChromeTokenizerOptions {
   int threads = 0;                        // events-array parsers; 0: AutoParseThreads()
   size_t segment_bytes = size_t{1} << 20; // at least this much per parallel segment
   bool learn_repeats = true;              // replay repeated separators and integers
+  // reserve_after_bytes: JSON bytes read before the dialect's tables
+  // (GrowTarget) are sized for the whole input; 0: never.
+  uint64_t reserve_after_bytes = uint64_t{32} << 20;
 };
+
+// HalfMemoryBytes: half the machine's physical memory, 0 when unknown. Read
+// once: MergeGrowth asks for every merged segment, and sysconf(_SC_PHYS_PAGES)
+// is a system call.
+inline double HalfMemoryBytes() {
+  static const double half = [] {
+    const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
+    const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
+    return pages > 0 && page_bytes > 0 ? pages * page_bytes / 2 : 0.0;
+  }();
+  return half;
+}
 
 // ChromeStreamTokenizer: the document driver, the traceEvents loop (one
 // thread or segments on threads) and the per-event field parser; D is the
@@ -301,6 +318,7 @@ class ChromeStreamTokenizer {
         chunk_(std::max<size_t>(o.chunk_bytes, 1)),
         threads_(o.threads != 0 ? o.threads : AutoParseThreads()),
         segment_bytes_(std::max<size_t>(o.segment_bytes, 1)),
+        reserve_after_(o.reserve_after_bytes),
         learn_(o.learn_repeats) {}
   // Segment mode: a worker's parser over one SegmentJob (no stream reads).
   explicit ChromeStreamTokenizer(InputStream& in) : in_(in), chunk_(1), segment_mode_(true) {}
@@ -311,6 +329,8 @@ class ChromeStreamTokenizer {
   uint64_t bytes() const { return base_off_ + len_; }
   uint64_t segments() const { return segments_; }
   bool serial_fallback() const { return serial_fallback_; }
+  // reserve_factor: the growth GrowTarget's tables were sized for (0: not).
+  double reserve_factor() const { return reserve_factor_; }
 
   // DrainForGzipCause: a parse error on gzip input is often garbage that
   // corrupt deflate data decoded to; the gzip error found by reading on is
@@ -364,6 +384,23 @@ class ChromeStreamTokenizer {
   }
   Status SkipLargeValue();
   Status ParseDom(JVal* v, const char* context);
+
+  // MaybeReserve: once, after reserve_after_bytes of JSON, size the
+  // dialect's tables (GrowTarget) for the whole input from the share of it
+  // read so far.
+  void MaybeReserve(uint64_t parsed_bytes);
+  // ProjectedGrowth: the input's JSON bytes in all / parsed_bytes, projected
+  // from the stream's compressed and decompressed offsets; 0 when unknown.
+  double ProjectedGrowth(uint64_t parsed_bytes) const;
+  // FitsHalfMemory: the tables grown `growth` times stay within half the
+  // machine's memory.
+  bool FitsHalfMemory(double growth) const;
+  // MergeGrowth: once the tables are sized, the growth that a table a merged
+  // segment outgrows gets (the sizing point saw too few of its rows: a
+  // trace's kernels and runtime calls often come after its CPU ops), so that
+  // it is copied about once more instead of doubling, whose outgrown buffers
+  // stay in the heap until the import ends; 0: plain doubling.
+  double MergeGrowth(uint64_t parsed_bytes) const;
   // OnlyWhitespaceLeft: nothing but whitespace follows the top-level value.
   Status OnlyWhitespaceLeft(const char* what);
   // TopLevelValue: the value of a top-level key (traceEvents here, the rest
@@ -410,6 +447,9 @@ class ChromeStreamTokenizer {
   ArrayState segment_state_ = ArrayState::kElem;
   uint64_t segments_ = 0;
   bool serial_fallback_ = false;
+  uint64_t reserve_after_ = 0;
+  bool reserved_ = false;
+  double reserve_factor_ = 0;
   // Learned separators of events' keys and of their args' keys.
   bool learn_ = true;
   SeparatorMemo event_memo_, args_memo_;
@@ -623,6 +663,53 @@ Status ChromeStreamTokenizer<D, A, S>::Run() {
 }
 
 template <class D, class A, class S>
+double ChromeStreamTokenizer<D, A, S>::ProjectedGrowth(uint64_t parsed_bytes) const {
+  const double parsed = static_cast<double>(parsed_bytes);
+  const double raw_total = static_cast<double>(in_.raw_size());
+  const double raw_done = static_cast<double>(in_.raw_offset());
+  const double out_done = static_cast<double>(in_.offset());
+  if (parsed <= 0 || raw_total <= 0 || raw_done <= 0 || out_done <= 0) return 0;
+  // The stream's own ratio of JSON to file bytes so far (1 for plain files).
+  return out_done * raw_total / raw_done / parsed;
+}
+
+template <class D, class A, class S>
+bool ChromeStreamTokenizer<D, A, S>::FitsHalfMemory(double growth) const {
+  // A guess past half the machine's memory is left to doubling: an input that
+  // large fails either way, and a wrong guess must not fail one that fits.
+  const double half = HalfMemoryBytes();
+  const model::Trace* t = const_cast<D&>(static_cast<const D&>(*this)).GrowTarget();
+  return half <= 0 || static_cast<double>(t->memory_bytes()) * growth <= half;
+}
+
+template <class D, class A, class S>
+double ChromeStreamTokenizer<D, A, S>::MergeGrowth(uint64_t parsed_bytes) const {
+  if (reserve_factor_ <= 0) return 0;  // not sized: plain doubling
+  // Near the end (or where the projection runs short) a table still grows
+  // by a quarter at a time, not by doubling.
+  const double g = std::max(1.25, ProjectedGrowth(parsed_bytes) * 1.05);
+  return FitsHalfMemory(g) ? g : 0;
+}
+
+template <class D, class A, class S>
+void ChromeStreamTokenizer<D, A, S>::MaybeReserve(uint64_t parsed_bytes) {
+  if (reserved_ || reserve_after_ == 0 || parsed_bytes < reserve_after_) return;
+  reserved_ = true;
+  model::Trace* t = d().GrowTarget();
+  if (t == nullptr) return;
+  const double factor = ProjectedGrowth(parsed_bytes);
+  // Near the end doubling costs little; past it, the file grew or lied.
+  if (factor < 1.25) return;
+  if (!FitsHalfMemory(factor * 1.05)) return;
+  try {
+    t->ReserveForGrowth(factor * 1.05);
+    reserve_factor_ = factor * 1.05;
+  } catch (const std::bad_alloc&) {
+    // Address space refused: the tables keep growing by doubling.
+  }
+}
+
+template <class D, class A, class S>
 Status ChromeStreamTokenizer<D, A, S>::OnlyWhitespaceLeft(const char* what) {
   for (;;) {
     const char* p = Buf() + pos_;
@@ -757,7 +844,7 @@ Status ChromeStreamTokenizer<D, A, S>::ParseEvents(ArrayState st) {
       return InvalidInput(fmt::format("{}: truncated JSON at byte {} (inside traceEvents, after event {})",
                                       in_.path(), base_off_ + len_, event_index_));
     }
-    d().MaybeReserve(OffsetOf(Buf() + pos_));
+    MaybeReserve(OffsetOf(Buf() + pos_));
     RETURN_IF_ERROR(Refill("inside traceEvents"));
   }
 }
@@ -833,7 +920,7 @@ Status ChromeStreamTokenizer<D, A, S>::ParseEventsParallel() {
       MergePart(head);
       switch (head.end) {
         case SegmentEnd::kBoundary:
-          d().MaybeReserve(head.base + head.len);
+          MaybeReserve(head.base + head.len);
           spare.push_back(std::move(in_flight.front()));
           in_flight.pop_front();
           continue;

@@ -72,8 +72,9 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
       "not a Chrome trace (the top-level JSON value is neither an object nor an array)";
 
   ChromeEventReader(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                    const ChromeEventFn& fn)
-      : Base(in, ChromeTokenizerOptions{}), stats_(&stats), doc_(doc), fn_(&fn), args_(&own_args_) {}
+                    const ChromeEventFn& fn, model::Trace* grow)
+      : Base(in, ChromeTokenizerOptions{}), stats_(&stats), doc_(doc), fn_(&fn), grow_(grow),
+        args_(&own_args_) {}
   ChromeEventReader(InputStream& in, ChromeSegment& seg)
       : Base(in), stats_(&seg.stats), seg_(&seg), args_(&seg.args) {}
 
@@ -157,7 +158,7 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
     seg_->index.push_back(event_index_);
   }
   void Malformed() { stats_->Bump(model::ImportStat::malformed_event); }
-  void MaybeReserve(uint64_t) {}
+  model::Trace* GrowTarget() { return grow_; }
 
   Status TopLevelValue(const std::string& key, char c, uint64_t) {
     doc_->top_keys.push_back(key);
@@ -225,6 +226,7 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
   model::ImportStats* stats_;
   ChromeDocument* doc_ = nullptr;
   const ChromeEventFn* fn_ = nullptr;
+  model::Trace* grow_ = nullptr;   // the mapping's tables, sized once for the input
   ChromeSegment* seg_ = nullptr;  // segment mode: where events are kept
   std::vector<ChromeArg> own_args_;
   std::vector<ChromeArg>* args_;
@@ -265,8 +267,8 @@ char ChromeTraceHead(std::string_view prefix) {
 }
 
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn) {
-  ChromeEventReader reader(in, stats, doc, fn);
+                       const ChromeEventFn& fn, model::Trace* grow) {
+  ChromeEventReader reader(in, stats, doc, fn, grow);
   return ChromeEventReader::DrainForGzipCause(in, reader.Run());
 }
 

@@ -27,6 +27,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "model/import_stats.h"
+#include "model/trace.h"
 
 namespace gpuwhy::import {
 
@@ -91,8 +92,11 @@ using ChromeEventFn = std::function<void(const ChromeEvent&)>;
 // ReadChromeTrace: parse the whole of `in` as a Chrome trace, calling `fn`
 // for each event object in file order; non-object elements bump
 // stats.malformed_event. On error returns one Status (path + byte offset).
+// `grow` (optional): the trace the mapping fills; after 32 MiB of JSON its
+// event tables are sized for the whole input (Trace::ReserveForGrowth, from
+// the share read so far), as Kineto's are, so they are not copied by doubling.
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn);
+                       const ChromeEventFn& fn, model::Trace* grow = nullptr);
 
 // ChromeStreamOptions: how dialects open their input: read-ahead on (gzip
 // is inflated on its own thread, as for Kineto).

@@ -388,7 +388,7 @@ Status ReadJaxTraceStream(InputStream& in, model::Trace& trace) {
   JaxMapper m(trace);
   ChromeDocument doc;
   RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
   return m.Finish(in.path(), doc);
 }
 

@@ -216,7 +216,7 @@ Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace) {
   LegacyMapper m(trace);
   ChromeDocument doc;
   RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
   return m.Finish(in.path(), doc);
 }
 

@@ -225,6 +225,7 @@ ChromeTokenizerOptions TokenizerOptions(const KinetoOptions& o) {
   t.threads = o.threads;
   t.segment_bytes = o.segment_bytes;
   t.learn_repeats = o.learn_repeats;
+  t.reserve_after_bytes = o.reserve_after_bytes;
   return t;
 }
 
@@ -240,11 +241,10 @@ class KinetoParser : public ChromeStreamTokenizer<KinetoParser, Args, KinetoSegm
   static constexpr const char* kNotObjectText = "not a JSON object (a Kineto trace starts with '{')";
 
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
-      : Base(in, TokenizerOptions(options)), reserve_after_(options.reserve_after_bytes), trace_(trace) {}
+      : Base(in, TokenizerOptions(options)), trace_(trace) {}
   // Segment mode: a worker's parser over one segment (no stream reads).
-  KinetoParser(InputStream& in, KinetoSegment& seg) : Base(in), reserve_after_(0), trace_(seg.part) {}
+  KinetoParser(InputStream& in, KinetoSegment& seg) : Base(in), trace_(seg.part) {}
 
-  double reserve_factor() const { return reserve_factor_; }
   bool jax_layout() const { return jax_layout_; }
 
   // Tokenizer hooks.
@@ -265,9 +265,8 @@ class KinetoParser : public ChromeStreamTokenizer<KinetoParser, Args, KinetoSegm
   void BadArgs(Args* a) { ++a->bad_type; }
   void Commit(RawEvent& ev);
   void Malformed() { trace_.stats.Bump(ImportStat::malformed_event); }
-  // MaybeReserve: once, after options.reserve_after_bytes of JSON, size the
-  // event tables for the whole input from the share of it read so far.
-  void MaybeReserve(uint64_t parsed_bytes);
+  // GrowTarget: the tables the tokenizer sizes for the whole input.
+  model::Trace* GrowTarget() { return &trace_; }
   Status TopLevelValue(const std::string& key, char c, uint64_t at);
   Status ArrayTop();
   Status NoTraceEvents() const {
@@ -293,19 +292,6 @@ class KinetoParser : public ChromeStreamTokenizer<KinetoParser, Args, KinetoSegm
   }
   Lex ArgTriple(const char*& p, const char* end, int32_t* out, Args* a);
 
-  // ProjectedGrowth: the input's JSON bytes in all / parsed_bytes, projected
-  // from the stream's compressed and decompressed offsets; 0 when unknown.
-  double ProjectedGrowth(uint64_t parsed_bytes) const;
-  // FitsHalfMemory: the model grown `growth` times stays within half the
-  // machine's memory.
-  bool FitsHalfMemory(double growth) const;
-  // MergeGrowth: once the tables are sized, the growth that a table a merged
-  // segment outgrows gets (the sizing point saw too few of its rows: a
-  // trace's kernels and runtime calls often come after its CPU ops), so that
-  // it is copied about once more instead of doubling, whose outgrown buffers
-  // stay in the heap until the import ends; 0: plain doubling.
-  double MergeGrowth(uint64_t parsed_bytes) const;
-
   void CommitComplete(RawEvent& ev);
   void CommitMetadata(const RawEvent& ev);
   void CommitCounter(const RawEvent& ev);
@@ -317,10 +303,7 @@ class KinetoParser : public ChromeStreamTokenizer<KinetoParser, Args, KinetoSegm
   void ApplyDevices(const JVal& arr);
   void ApplyDistributed(const JVal& obj);
 
-  uint64_t reserve_after_;
   model::Trace& trace_;
-  bool reserved_ = false;
-  double reserve_factor_ = 0;
 
   int64_t base_time_ns_ = kMissingI64;
   bool saw_hip_ = false, saw_cuda_ = false;
@@ -416,58 +399,7 @@ Status KinetoParser::TopLevelValue(const std::string& key, char c, uint64_t at) 
   if (key != "displayTimeUnit" && key != "traceName") trace_.stats.Bump(ImportStat::unknown_field);
   return SkipLargeValue();
 }
-double KinetoParser::ProjectedGrowth(uint64_t parsed_bytes) const {
-  const double parsed = static_cast<double>(parsed_bytes);
-  const double raw_total = static_cast<double>(in_.raw_size());
-  const double raw_done = static_cast<double>(in_.raw_offset());
-  const double out_done = static_cast<double>(in_.offset());
-  if (parsed <= 0 || raw_total <= 0 || raw_done <= 0 || out_done <= 0) return 0;
-  // The stream's own ratio of JSON to file bytes so far (1 for plain files).
-  return out_done * raw_total / raw_done / parsed;
-}
-
-// HalfMemoryBytes: half the machine's physical memory, 0 when unknown. Read
-// once: MergeGrowth asks for every merged segment, and sysconf(_SC_PHYS_PAGES)
-// is a system call.
-double HalfMemoryBytes() {
-  static const double half = [] {
-    const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
-    const double page_bytes = static_cast<double>(sysconf(_SC_PAGESIZE));
-    return pages > 0 && page_bytes > 0 ? pages * page_bytes / 2 : 0.0;
-  }();
-  return half;
-}
-
-bool KinetoParser::FitsHalfMemory(double growth) const {
-  // A guess past half the machine's memory is left to doubling: an input that
-  // large fails either way, and a wrong guess must not fail one that fits.
-  const double half = HalfMemoryBytes();
-  return half <= 0 || static_cast<double>(trace_.memory_bytes()) * growth <= half;
-}
-
-double KinetoParser::MergeGrowth(uint64_t parsed_bytes) const {
-  if (reserve_factor_ <= 0) return 0;  // not sized: plain doubling
-  // Near the end (or where the projection runs short) a table still grows
-  // by a quarter at a time, not by doubling.
-  const double g = std::max(1.25, ProjectedGrowth(parsed_bytes) * 1.05);
-  return FitsHalfMemory(g) ? g : 0;
-}
-
-void KinetoParser::MaybeReserve(uint64_t parsed_bytes) {
-  if (reserved_ || reserve_after_ == 0 || parsed_bytes < reserve_after_) return;
-  reserved_ = true;
-  const double factor = ProjectedGrowth(parsed_bytes);
-  // Near the end doubling costs little; past it, the file grew or lied.
-  if (factor < 1.25) return;
-  if (!FitsHalfMemory(factor * 1.05)) return;
-  try {
-    trace_.ReserveForGrowth(factor * 1.05);
-    reserve_factor_ = factor * 1.05;
-  } catch (const std::bad_alloc&) {
-    // Address space refused: the tables keep growing by doubling.
-  }
-}
-// ResetPart: empty a segment's trace for the next segment, keeping the event
+// ResetSegment: empty a segment's trace for the next segment, keeping the event
 // tables' capacity (a fresh string pool: its ids must start over).
 void KinetoParser::ResetSegment(KinetoSegment& seg) {
   model::Trace& t = seg.part;
