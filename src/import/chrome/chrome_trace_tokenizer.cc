@@ -72,8 +72,8 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
       "not a Chrome trace (the top-level JSON value is neither an object nor an array)";
 
   ChromeEventReader(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                    const ChromeEventFn& fn, model::Trace* grow)
-      : Base(in, ChromeTokenizerOptions{}), stats_(&stats), doc_(doc), fn_(&fn), grow_(grow),
+                    const ChromeEventFn& fn, model::Trace* grow, const ChromeTokenizerOptions& o)
+      : Base(in, o), stats_(&stats), doc_(doc), fn_(&fn), grow_(grow),
         args_(&own_args_) {}
   ChromeEventReader(InputStream& in, ChromeSegment& seg)
       : Base(in), stats_(&seg.stats), seg_(&seg), args_(&seg.args) {}
@@ -267,8 +267,10 @@ char ChromeTraceHead(std::string_view prefix) {
 }
 
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn, model::Trace* grow) {
-  ChromeEventReader reader(in, stats, doc, fn, grow);
+                       const ChromeEventFn& fn, model::Trace* grow, int threads) {
+  ChromeTokenizerOptions o;
+  o.threads = threads;
+  ChromeEventReader reader(in, stats, doc, fn, grow, o);
   return ChromeEventReader::DrainForGzipCause(in, reader.Run());
 }
 

@@ -95,8 +95,10 @@ using ChromeEventFn = std::function<void(const ChromeEvent&)>;
 // `grow` (optional): the trace the mapping fills; after 32 MiB of JSON its
 // event tables are sized for the whole input (Trace::ReserveForGrowth, from
 // the share read so far), as Kineto's are, so they are not copied by doubling.
+// `threads`: events-array parsers (0: one per core, at most 4; 1: no
+// segments); the events, their order and the counters are the same for any.
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn, model::Trace* grow = nullptr);
+                       const ChromeEventFn& fn, model::Trace* grow = nullptr, int threads = 0);
 
 // ChromeStreamOptions: how dialects open their input: read-ahead on (gzip
 // is inflated on its own thread, as for Kineto).
