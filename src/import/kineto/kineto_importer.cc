@@ -219,7 +219,7 @@ struct KinetoSegment {
   std::vector<std::string> counter_keys;  // key of each part.counters series
 };
 
-ChromeTokenizerOptions TokenizerOptions(const KinetoOptions& o) {
+ChromeTokenizerOptions KinetoTokenizerOptions(const KinetoOptions& o) {
   ChromeTokenizerOptions t;
   t.chunk_bytes = o.chunk_bytes;
   t.threads = o.threads;
@@ -241,7 +241,7 @@ class KinetoParser : public ChromeStreamTokenizer<KinetoParser, Args, KinetoSegm
   static constexpr const char* kNotObjectText = "not a JSON object (a Kineto trace starts with '{')";
 
   KinetoParser(InputStream& in, const KinetoOptions& options, model::Trace& trace)
-      : Base(in, TokenizerOptions(options)), trace_(trace) {}
+      : Base(in, KinetoTokenizerOptions(options)), trace_(trace) {}
   // Segment mode: a worker's parser over one segment (no stream reads).
   KinetoParser(InputStream& in, KinetoSegment& seg) : Base(in), trace_(seg.part) {}
 
