@@ -8,7 +8,9 @@
 // sniffing included) in its own forked child, R times; prints the median wall,
 // MB/s of JSON and peak RSS (ru_maxrss of the child), and each dialect's MB/s
 // as a ratio to the Kineto figure of this run. Shared Kineto traces given on
-// the command line are timed too, as a second baseline.
+// the command line are timed too, as a second baseline. "tok:" lines time the
+// Chrome Trace Event tokenizer alone (ReadChromeTrace, events counted, no
+// model) on each file.
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "base/input_stream.h"
+#include "import/chrome/chrome_trace_tokenizer.h"
 #include "import/registry.h"
 
 namespace {
@@ -142,10 +145,25 @@ struct Run {
   bool ok;
 };
 
-Run TimeImport(const std::string& path) {
+// TokenizeOnly: the Chrome Trace Event tokenizer alone (ReadChromeTrace with
+// a callback that only counts), to tell its cost from the mapping's.
+bool TokenizeOnly(const std::string& path) {
+  auto in = gpuwhy::OpenInputStream(path, gpuwhy::import::ChromeStreamOptions());
+  if (!in.ok()) return false;
+  gpuwhy::model::ImportStats stats;
+  gpuwhy::import::ChromeDocument doc;
+  uint64_t n = 0;
+  gpuwhy::Status st = gpuwhy::import::ReadChromeTrace(
+      **in, stats, &doc, [&n](const gpuwhy::import::ChromeEvent& ev) { n += ev.ph.size(); });
+  if (!st.ok()) std::fprintf(stderr, "%s\n", st.message().c_str());
+  return st.ok() && n > 0;
+}
+
+Run TimeImport(const std::string& path, bool tokenize_only = false) {
   const auto t0 = Clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (tokenize_only) ::_exit(TokenizeOnly(path) ? 0 : 1);
     gpuwhy::Result<gpuwhy::model::Trace> r = gpuwhy::import::ImportFile(path);
     if (!r.ok()) std::fprintf(stderr, "%s\n", r.status().message().c_str());
     ::_exit(r.ok() ? 0 : 1);
@@ -175,13 +193,14 @@ struct Figure {
   double mbps = 0;
 };
 
-Figure Measure(const std::string& label, const std::string& path, int repeat) {
+Figure Measure(const std::string& label, const std::string& path, int repeat,
+               bool tokenize_only = false) {
   const uint64_t bytes = JsonBytes(path);
   std::vector<double> walls;
   long rss = 0;
   bool ok = true;
   for (int i = 0; i < repeat; ++i) {
-    Run r = TimeImport(path);
+    Run r = TimeImport(path, tokenize_only);
     walls.push_back(r.wall_s);
     rss = std::max(rss, r.rss_kib);
     ok = ok && r.ok;
@@ -214,6 +233,9 @@ int main(int argc, char** argv) {
   for (const Dialect& d : kDialects)
     figs.push_back(Measure(d.name, WriteTrace(dir, d, mb << 20), repeat));
   for (const std::string& f : extra) Measure("kineto(shared)", f, repeat);
+  // The tokenizer alone on each file (no model): what the mappings add.
+  for (const Dialect& d : kDialects)
+    Measure(std::string("tok:") + d.name, WriteTrace(dir, d, mb << 20), repeat, true);
   const double base = figs[0].mbps;
   std::printf("MB/s against the Kineto importer on the same event mix (this run):");
   for (size_t i = 1; i < figs.size(); ++i)

@@ -190,8 +190,11 @@ TEST_F(BadInput, ChromeDialectsBrokenOrEmpty) {
   ExpectError(Write("roc_empty.json", roc + "]}"), "but no HIP call, kernel or copy");
   ExpectError(Write("roc_bare.json", ",{\"args\":{\"name\":\"COPY\"},\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\"}\n"),
               "without trace events");
-  ExpectError(Write("rpd_trailing.json", R"([ {}, {"pid":"2","name":"k","ph":"X","ts":"1","dur":"1","args":{"desc":"KernelExecution"}} ] x)"),
-              "invalid JSON at byte ");
+  const std::string rpd_trailing =
+      R"([ {}, {"pid":"2","name":"k","ph":"X","ts":"1","dur":"1","args":{"desc":"KernelExecution"}} ] x)";
+  ExpectError(Write("rpd_trailing.json", rpd_trailing),
+              "unexpected data after the top-level JSON array (at byte " +
+                  std::to_string(rpd_trailing.rfind('x')) + ")");
 }
 
 TEST_F(BadInput, CorruptAndTruncatedGzip) {

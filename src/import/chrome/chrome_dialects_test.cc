@@ -263,6 +263,71 @@ TEST_F(ChromeTest, KinetoSniffStillWinsForKinetoTraces) {
   EXPECT_EQ(r->info.format, "kineto-json");
 }
 
+// ---- tokenizer: segments ----
+
+// The events array cut into segments on threads hands out the same events,
+// fields and args, in the same order, with the same counters, as one thread:
+// escapes (decoded into scratch, copied out of segments), string numbers,
+// `{}` and non-object elements included. 4 MB: several 1 MiB segments.
+TEST_F(ChromeTest, SegmentedReadEqualsOneThread) {
+  std::string doc = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  for (int i = 0; i < 20000; ++i) {
+    if (i) doc += ",\n";
+    if (i % 97 == 5) {
+      doc += "{}";
+      continue;
+    }
+    if (i % 211 == 7) {
+      doc += "[1, 2]";
+      continue;
+    }
+    doc += "{\"ph\":\"X\",\"name\":\"op\\\"" + std::to_string(i) + "\\u00e9\",\"pid\":\"" +
+           std::to_string(i % 3) + "\",\"tid\":" + std::to_string(i % 7) + ",\"ts\":" +
+           (i % 2 ? "\"" + std::to_string(i) + ".5\"" : std::to_string(i) + ".25") +
+           ",\"dur\":1,\"bp\":\"e\",\"id\":" + std::to_string(i) +
+           ",\"args\":{\"k\\n" + std::to_string(i % 5) + "\":\"v\\t" + std::to_string(i) +
+           "\",\"n\":" + std::to_string(i) + ",\"o\":{\"a\":[" + std::to_string(i) +
+           "]},\"padding\":\"" + std::string(160, 'x') + "\"}}";
+  }
+  doc += "\n]}\n";
+  ASSERT_GT(doc.size(), size_t{4} << 20);
+  const std::string p = Write("seg.json", doc);
+  auto read = [&](int threads, std::vector<std::string>* out, model::ImportStats* stats,
+                  ChromeDocument* d) {
+    Result<std::unique_ptr<InputStream>> in = OpenInputStream(p);
+    ASSERT_TRUE(in.ok());
+    Status st = ReadChromeTrace(**in, *stats, d, [out](const ChromeEvent& ev) {
+      std::string line = std::to_string(ev.index) + "|" + std::string(ev.ph) + "|" +
+                         std::string(ev.name) + "|" + std::string(ev.bp) + "|" +
+                         std::to_string(ev.pid.num) + "|" + std::string(ev.pid.str) + "|" +
+                         std::to_string(ev.tid.num) + "|" + std::to_string(ev.id.num) + "|" +
+                         std::to_string(ev.ts_ns) + "|" + std::string(ev.ts_text) + "|" +
+                         std::to_string(ev.dur_ns);
+      for (const ChromeArg& a : ev.args)
+        line += "|" + std::string(a.key) + "=" + std::string(a.text) + (a.is_string ? "s" : "");
+      out->push_back(std::move(line));
+    }, nullptr, threads);
+    ASSERT_TRUE(st.ok()) << st.message();
+  };
+  std::vector<std::string> one, many;
+  model::ImportStats s1, s4;
+  ChromeDocument d1, d4;
+  read(1, &one, &s1, &d1);
+  read(4, &many, &s4, &d4);
+  EXPECT_EQ(d1.segments, 0u);
+  EXPECT_GT(d4.segments, 2u);
+  EXPECT_EQ(d1.events, 20000u);
+  EXPECT_EQ(d4.events, 20000u);
+  EXPECT_EQ(d4.display_time_unit, "ns");
+  ASSERT_EQ(one.size(), many.size());
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], many[i]) << i;
+  EXPECT_EQ(s1.Get(model::ImportStat::malformed_event), s4.Get(model::ImportStat::malformed_event));
+  EXPECT_GT(s4.Get(model::ImportStat::malformed_event), 0u);
+  // The escapes were decoded (not views of the raw text).
+  EXPECT_NE(one[1].find("op\"1\xC3\xA9"), std::string::npos) << one[1];
+  EXPECT_NE(one[1].find("|k\n1=v\t1s"), std::string::npos) << one[1];
+}
+
 // ---- tokenizer: args ----
 
 TEST_F(ChromeTest, ArgsAreReadWhateverTheirPlace) {

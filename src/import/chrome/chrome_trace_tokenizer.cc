@@ -1,25 +1,30 @@
+// The Chrome Trace Event tokenizer's event-at-a-time interface
+// (chrome_trace_tokenizer.h): a dialect of the one streaming tokenizer
+// (chrome_stream_tokenizer.h) that hands every event, as views of its fields
+// and args, to a mapping callback.
 #include "import/chrome/chrome_trace_tokenizer.h"
 
 #include <charconv>
-#include <utility>
+#include <cstdlib>
+#include <deque>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
-#include "import/kineto/kineto_importer.h"  // MicrosTextToNs
+#include "import/chrome/chrome_stream_tokenizer.h"
 
 namespace gpuwhy::import {
 
 namespace {
 
-namespace od = simdjson::ondemand;
-
-bool ChromeIsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+using namespace chrome_lex;  // NOLINT(google-build-using-namespace)
 
 std::string_view ChromeTrimWs(std::string_view t) {
-  while (!t.empty() && ChromeIsWs(t.back())) t.remove_suffix(1);
-  while (!t.empty() && ChromeIsWs(t.front())) t.remove_prefix(1);
+  while (!t.empty() && IsWs(t.back())) t.remove_suffix(1);
+  while (!t.empty() && IsWs(t.front())) t.remove_prefix(1);
   return t;
 }
 
@@ -31,330 +36,202 @@ bool ChromeParseInt(std::string_view t, int64_t* out) {
   return ec == std::errc() && ptr == t.data() + t.size();
 }
 
-// ChromeReadAll: the whole decompressed stream, with simdjson's padding
-// reserved after it.
-Status ChromeReadAll(InputStream& in, std::string* out) {
-  // A plain file is read in one buffer sized for it and the padding (no
-  // reallocation, no copy); gzip grows by doubling.
-  size_t cap = in.compressed() ? size_t{1} << 20
-                               : static_cast<size_t>(in.raw_size()) + 1 + simdjson::SIMDJSON_PADDING;
-  out->resize(std::max<size_t>(cap, 4096));
-  size_t len = 0;
-  for (;;) {
-    if (len == out->size()) out->resize(out->size() * 2);
-    ASSIGN_OR_RETURN(size_t got, in.Read(out->data() + len, out->size() - len));
-    if (got == 0) break;
-    len += got;
-  }
-  out->resize(len);  // keeps the capacity
-  if (out->capacity() < len + simdjson::SIMDJSON_PADDING) out->reserve(len + simdjson::SIMDJSON_PADDING);
-  return Status::Ok();
-}
-
-// ChromeScanString: i at an opening quote; past the closing one. False at a
-// bad byte (*i there) or at the end (*i == size).
-bool ChromeScanString(std::string_view s, size_t* i) {
-  size_t j = *i + 1;
-  while (j < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[j]);
-    if (c == '"') {
-      *i = j + 1;
-      return true;
-    }
-    if (c < 0x20) {
-      *i = j;
-      return false;
-    }
-    j += c == '\\' ? 2 : 1;
-  }
-  *i = s.size();
-  return false;
-}
-
-bool ChromeIsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// ChromeScanNumber: a JSON number at *i; false (and *i at the bad byte) when
-// malformed.
-bool ChromeScanNumber(std::string_view s, size_t* i) {
-  size_t j = *i;
-  auto digits = [&]() {
-    size_t k = j;
-    while (j < s.size() && ChromeIsDigit(s[j])) ++j;
-    return j > k;
-  };
-  if (j < s.size() && s[j] == '-') ++j;
-  if (!digits()) {
-    *i = j;
-    return false;
-  }
-  if (j < s.size() && s[j] == '.') {
-    ++j;
-    if (!digits()) {
-      *i = j;
-      return false;
-    }
-  }
-  if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
-    ++j;
-    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
-    if (!digits()) {
-      *i = j;
-      return false;
-    }
-  }
-  *i = j;
-  return true;
-}
-
-// ChromeIdOf: pid/tid/id from a number or a string.
-void ChromeIdOf(od::value& v, od::json_type t, ChromeId* id) {
-  id->present = true;
-  if (t == od::json_type::number) {
-    int64_t n = 0;
-    if (v.get_int64().get(n) == simdjson::SUCCESS) {
-      id->num = n;
-    } else {
-      id->str = ChromeTrimWs(v.raw_json_token());
-    }
-    return;
-  }
-  if (t == od::json_type::string) {
-    std::string_view s;
-    if (v.get_string().get(s) != simdjson::SUCCESS) return;
-    id->str = s;
-    int64_t n = 0;
-    if (ChromeParseInt(s, &n)) id->num = n;
-  }
-}
-
-// ChromeTimeOf: ts/dur as µs text (a number, or a string holding one) to ns.
-void ChromeTimeOf(od::value& v, od::json_type t, int64_t* ns, bool* bad,
-                  std::string_view* text_out) {
-  std::string_view text;
-  if (t == od::json_type::number) {
-    text = ChromeTrimWs(v.raw_json_token());
-  } else if (t == od::json_type::string) {
-    if (v.get_string().get(text) != simdjson::SUCCESS) text = {};
-    text = ChromeTrimWs(text);
-  }
-  *text_out = text;
-  if (text.empty() || !MicrosTextToNs(text, ns)) {
-    *ns = kMissingI64;
-    *bad = true;
-  }
-}
-
-// ChromeStringOf: a string field; other types leave it empty.
-void ChromeStringOf(od::value& v, od::json_type t, std::string_view* out) {
-  if (t != od::json_type::string) return;
-  std::string_view s;
-  if (v.get_string().get(s) == simdjson::SUCCESS) *out = s;
-}
-
-class ChromeTokenizer {
- public:
-  ChromeTokenizer(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                  const ChromeEventFn& fn)
-      : in_(in), stats_(stats), doc_(doc), fn_(fn) {}
-
-  Status Run();
-
- private:
-  Status JsonError(simdjson::error_code e, const char* at) const;
-  Status Events(od::array& arr);
-  simdjson::error_code Event(od::object& obj, ChromeEvent* ev);
-
-  InputStream& in_;
-  model::ImportStats& stats_;
-  ChromeDocument* doc_;
-  const ChromeEventFn& fn_;
-  std::string text_;
-  std::string_view json_;  // text_ after a byte-order mark
-  std::vector<ChromeArg> args_;
+// ChromeGenericArgs: the event-view dialect's part of a parsed event: the
+// fields Kineto's mapping does not read, and where its args sit in the
+// dialect's arg list.
+struct ChromeGenericArgs {
+  std::string_view bp, pid_str, id_str, ts_text, dur_text;
+  uint32_t arg_begin = 0, arg_count = 0;
+  uint8_t seen = 0;  // kSeen* bits
+  bool bad = false;  // "args" was not an object
 };
 
-Status ChromeTokenizer::JsonError(simdjson::error_code e, const char* at) const {
-  std::string what;
-  size_t off = ChromeJsonErrorOffset(json_, &what);
-  const size_t bom = static_cast<size_t>(json_.data() - text_.data());
-  if (off != std::string_view::npos) {
-    if (what == "truncated")
-      return InvalidInput(fmt::format("{}: truncated JSON at byte {} (the events end early)",
-                                      in_.path(), off + bom));
-    return InvalidInput(fmt::format("{}: invalid JSON at byte {}: {}", in_.path(), off + bom, what));
-  }
-  // The scanner found no syntax error: simdjson's own (UTF-8, depth, ...).
-  size_t at_off = at != nullptr && at >= json_.data() && at <= json_.data() + json_.size()
-                      ? static_cast<size_t>(at - json_.data())
-                      : json_.size();
-  return InvalidInput(fmt::format("{}: invalid JSON at byte {}: {}", in_.path(), at_off + bom,
-                                  simdjson::error_message(e)));
-}
+using ChromeParsed = ChromeRawEvent<ChromeGenericArgs>;
 
-simdjson::error_code ChromeTokenizer::Event(od::object& obj, ChromeEvent* ev) {
-  args_.clear();
-  for (auto field_result : obj) {
-    od::field field;
-    if (auto e = std::move(field_result).get(field)) return e;
+// ChromeSegment: a segment's events, kept until the merge hands them out.
+// Their views point into the segment's bytes, which live until then, or
+// into `strings` (decoded escapes).
+struct ChromeSegment {
+  std::vector<ChromeParsed> events;
+  std::vector<uint64_t> index;  // each event's position in the segment's elements
+  std::vector<ChromeArg> args;
+  std::deque<std::string> strings;
+  model::ImportStats stats;
+};
+
+// ChromeArgKey: args keys are not classified here; the key's text is kept.
+enum class ChromeArgKey : uint8_t { kKey = 0, kEnd = 0xff };
+
+class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, ChromeGenericArgs, ChromeSegment> {
+  using Base = ChromeStreamTokenizer<ChromeEventReader, ChromeGenericArgs, ChromeSegment>;
+  friend Base;
+
+ public:
+  static constexpr bool kArrayForm = true, kStringNumbers = true, kTimeText = true, kSkipBom = true;
+  static constexpr const char* kNotObjectText =
+      "not a Chrome trace (the top-level JSON value is neither an object nor an array)";
+
+  ChromeEventReader(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
+                    const ChromeEventFn& fn, model::Trace* grow, const ChromeTokenizerOptions& o)
+      : Base(in, o), stats_(&stats), doc_(doc), fn_(&fn), grow_(grow),
+        args_(&own_args_) {}
+  ChromeEventReader(InputStream& in, ChromeSegment& seg)
+      : Base(in), stats_(&seg.stats), seg_(&seg), args_(&seg.args) {}
+
+  static void ResetSegment(ChromeSegment& s) {
+    s.events.clear();
+    s.index.clear();
+    s.args.clear();
+    s.strings.clear();
+    s.stats = model::ImportStats();
+  }
+  void SegmentDone(ChromeSegment&) {}
+  void MergeSegment(ChromeSegment& s, uint64_t) {
+    stats_->Merge(s.stats);
+    for (size_t i = 0; i < s.events.size(); ++i) Deliver(s.events[i], event_index_ + s.index[i], s.args);
+  }
+
+  Lex ParseArgs(const char*& p, const char* end, ChromeGenericArgs* a, int ctx) {
+    ++p;  // '{'
+    args_->resize(args_mark_);  // drop what an attempt that ran out of bytes added
+    a->arg_begin = static_cast<uint32_t>(args_mark_);
+    bool first = true;
+    const SeparatorMemo::Slot* prev = learn_ ? args_memo_.Start() : nullptr;
     std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
-    od::value v = field.value();
-    od::json_type t;
-    if (auto e = v.type().get(t)) return e;
-    if (key.size() == 4 && key == "args") {
-      {
-        ev->has_args = true;
-        if (t != od::json_type::object) {
-          ev->args_bad = true;
-          continue;
-        }
-        od::object a;
-        if (auto e = v.get_object().get(a)) return e;
-        for (auto arg_result : a) {
-          od::field af;
-          if (auto e = std::move(arg_result).get(af)) return e;
-          ChromeArg arg;
-          if (auto e = af.unescaped_key().get(arg.key)) return e;
-          od::value av = af.value();
-          od::json_type at;
-          if (auto e = av.type().get(at)) return e;
-          if (at == od::json_type::string) {
-            if (auto e = av.get_string().get(arg.text)) return e;
-            arg.is_string = true;
-          } else if (at == od::json_type::object) {
-            od::object o;
-            if (auto e = av.get_object().get(o)) return e;
-            if (auto e = o.raw_json().get(arg.text)) return e;
-          } else if (at == od::json_type::array) {
-            od::array arr;
-            if (auto e = av.get_array().get(arr)) return e;
-            if (auto e = arr.raw_json().get(arg.text)) return e;
-          } else {
-            arg.text = ChromeTrimWs(av.raw_json_token());
-          }
-          args_.push_back(arg);
-        }
+    bool decoded = false;
+    const auto read_key = [this, &key, &decoded](const char*& q, const char* e, ChromeArgKey* k) {
+      *k = ChromeArgKey::kKey;
+      decoded = true;
+      return lex_.String(q, e, &key);
+    };
+    for (;;) {
+      ChromeArgKey k;
+      const char* s = p;
+      decoded = false;
+      Lex r = NextKey(args_memo_, prev, ctx, first, p, end, kArgsText, read_key, &k);
+      if (r != Lex::kOk) return r;
+      if (k == ChromeArgKey::kEnd) break;
+      first = false;
+      if (!decoded) {
+        // Replayed from the memo: its bytes hold the key plainly (no
+        // backslash), between the first two quotes.
+        const char* q0 = static_cast<const char*>(std::memchr(s, '"', static_cast<size_t>(p - s)));
+        const char* q1 = static_cast<const char*>(std::memchr(q0 + 1, '"', static_cast<size_t>(p - q0 - 1)));
+        key = std::string_view(q0 + 1, static_cast<size_t>(q1 - q0 - 1));
       }
-      continue;
-    }
-    switch (key.size()) {
-      case 2:
-        if (key == "ph") ChromeStringOf(v, t, &ev->ph);
-        else if (key == "ts") ChromeTimeOf(v, t, &ev->ts_ns, &ev->ts_bad, &ev->ts_text);
-        else if (key == "id") ChromeIdOf(v, t, &ev->id);
-        else if (key == "bp") ChromeStringOf(v, t, &ev->bp);
-        break;
-      case 3:
-        if (key == "cat") ChromeStringOf(v, t, &ev->cat);
-        else if (key == "dur") ChromeTimeOf(v, t, &ev->dur_ns, &ev->dur_bad, &ev->dur_text);
-        else if (key == "pid") ChromeIdOf(v, t, &ev->pid);
-        else if (key == "tid") ChromeIdOf(v, t, &ev->tid);
-        break;
-      case 4:
-        if (key == "name") ChromeStringOf(v, t, &ev->name);
-        break;
-      default:
-        break;
-    }
-  }
-  ev->args = args_;
-  return simdjson::SUCCESS;
-}
-
-Status ChromeTokenizer::Events(od::array& arr) {
-  uint64_t index = 0;
-  for (auto elem_result : arr) {
-    od::value v;
-    if (auto e = std::move(elem_result).get(v)) return JsonError(e, nullptr);
-    od::json_type t;
-    if (auto e = v.type().get(t)) return JsonError(e, nullptr);
-    ++doc_->events;
-    if (t != od::json_type::object) {
-      stats_.Bump(model::ImportStat::malformed_event);
-      ++index;
-      continue;
-    }
-    od::object obj;
-    if (auto e = v.get_object().get(obj)) return JsonError(e, nullptr);
-    ChromeEvent ev;
-    ev.index = index++;
-    if (auto e = Event(obj, &ev)) return JsonError(e, nullptr);
-    fn_(ev);
-  }
-  return Status::Ok();
-}
-
-Status ChromeTokenizer::Run() {
-  RETURN_IF_ERROR(ChromeReadAll(in_, &text_));
-  doc_->json_bytes = text_.size();
-  json_ = text_;
-  if (json_.substr(0, 3) == "\xEF\xBB\xBF") json_.remove_prefix(3);
-  size_t first = 0;
-  while (first < json_.size() && ChromeIsWs(json_[first])) ++first;
-  if (first == json_.size())
-    return InvalidInput(in_.path() + (json_.empty() ? ": empty input (no JSON value)"
-                                                    : ": no JSON value (only whitespace)"));
-  const size_t bom = static_cast<size_t>(json_.data() - text_.data());
-  if (json_[first] != '{' && json_[first] != '[')
-    return InvalidInput(fmt::format(
-        "{}: not a Chrome trace (the top-level JSON value is neither an object nor an array, at "
-        "byte {})",
-        in_.path(), first + bom));
-  od::parser parser;
-  od::document doc;
-  simdjson::padded_string_view padded(json_.data(), json_.size(),
-                                      text_.capacity() - bom);
-  if (auto e = parser.iterate(padded).get(doc)) return JsonError(e, nullptr);
-  if (json_[first] == '[') {
-    doc_->array_form = true;
-    od::array arr;
-    if (auto e = doc.get_array().get(arr)) return JsonError(e, nullptr);
-    RETURN_IF_ERROR(Events(arr));
-  } else {
-    od::object top;
-    if (auto e = doc.get_object().get(top)) return JsonError(e, nullptr);
-    bool saw_events = false;
-    for (auto field_result : top) {
-      od::field field;
-      if (auto e = std::move(field_result).get(field)) return JsonError(e, nullptr);
-      std::string_view key;
-      if (auto e = field.unescaped_key().get(key)) return JsonError(e, nullptr);
-      doc_->top_keys.emplace_back(key);
-      od::value v = field.value();
-      od::json_type t;
-      if (auto e = v.type().get(t)) return JsonError(e, nullptr);
-      if (key == "traceEvents") {
-        const char* at = nullptr;
-        if (v.current_location().get(at) != simdjson::SUCCESS) at = nullptr;
-        if (t != od::json_type::array) {
-          size_t off = at != nullptr ? static_cast<size_t>(at - json_.data()) + bom : 0;
-          return InvalidInput(
-              fmt::format("{}: traceEvents is not an array (at byte {})", in_.path(), off));
-        }
-        od::array arr;
-        if (auto e = v.get_array().get(arr)) return JsonError(e, nullptr);
-        RETURN_IF_ERROR(Events(arr));
-        saw_events = true;
-      } else if (key == "displayTimeUnit" && t == od::json_type::string) {
-        std::string_view u;
-        if (v.get_string().get(u) == simdjson::SUCCESS) doc_->display_time_unit = std::string(u);
+      ChromeArg arg;
+      arg.key = key;
+      if (*p == '"') {
+        r = lex_.String(p, end, &arg.text);
+        arg.is_string = true;
+      } else {
+        const char* v = p;
+        r = lex_.SkipValue(p, end, 2);
+        arg.text = std::string_view(v, static_cast<size_t>(p - v));
       }
+      if (r != Lex::kOk) return r;
+      args_->push_back(arg);
     }
-    if (!saw_events)
-      return InvalidInput(in_.path() + ": JSON object has no traceEvents array (not a Chrome trace)");
+    a->arg_count = static_cast<uint32_t>(args_->size() - a->arg_begin);
+    return Lex::kOk;
   }
-  // simdjson stops at the end of the top value; only whitespace may follow.
-  const char* rest = nullptr;
-  if (doc.current_location().get(rest) != simdjson::OUT_OF_BOUNDS) {
-    std::string what;
-    size_t off = ChromeJsonErrorOffset(json_, &what);
-    if (off == std::string_view::npos) off = json_.size();
-    return InvalidInput(fmt::format("{}: invalid JSON at byte {}: {}", in_.path(), off + bom,
-                                    what.empty() ? "unexpected data after the top-level value"
-                                                 : what));
+  void BadArgs(ChromeGenericArgs* a) { a->bad = true; }
+
+  void Commit(ChromeParsed& ev) {
+    if (seg_ == nullptr) {
+      Deliver(ev, event_index_, *args_);
+      return;
+    }
+    // Keep the event for the merge; decoded escapes live in the lexer's
+    // scratch until the next event, so they are copied.
+    for (std::string_view* v : {&ev.ph, &ev.cat, &ev.name, &ev.tid_str, &ev.args.bp,
+                                &ev.args.pid_str, &ev.args.id_str})
+      *v = Keep(*v);
+    if (ev.has_args) {
+      for (size_t i = ev.args.arg_begin; i < args_->size(); ++i) {
+        (*args_)[i].key = Keep((*args_)[i].key);
+        (*args_)[i].text = Keep((*args_)[i].text);
+      }
+      args_mark_ = args_->size();
+    }
+    seg_->events.push_back(ev);
+    seg_->index.push_back(event_index_);
   }
-  return Status::Ok();
-}
+  void Malformed() { stats_->Bump(model::ImportStat::malformed_event); }
+  model::Trace* GrowTarget() { return grow_; }
+
+  Status TopLevelValue(const std::string& key, char c, uint64_t) {
+    doc_->top_keys.push_back(key);
+    if (key == "displayTimeUnit" && c == '"') {
+      JVal v;
+      RETURN_IF_ERROR(ParseDom(&v, "inside a top-level value"));
+      doc_->display_time_unit = v.text;
+      return Status::Ok();
+    }
+    return SkipLargeValue();
+  }
+  Status ArrayTop() { return Status::Ok(); }  // arrays are read (kArrayForm)
+  Status NoTraceEvents() const {
+    return InvalidInput(in_.path() + ": JSON object has no traceEvents array (not a Chrome trace)");
+  }
+  Status Done() {
+    doc_->array_form = array_form_;
+    doc_->events = event_index_;
+    doc_->json_bytes = bytes();
+    doc_->segments = segments_;
+    if (bad_utf8_total_ > 0) stats_->Bump(model::ImportStat::invalid_utf8, bad_utf8_total_);
+    return Status::Ok();
+  }
+
+ private:
+  // Keep: v, or a copy when it is not in the segment's bytes.
+  std::string_view Keep(std::string_view v) {
+    if (v.empty() || (v.data() >= Buf() && v.data() + v.size() <= Buf() + len_)) return v;
+    return seg_->strings.emplace_back(v);
+  }
+
+  static ChromeId Id(int64_t num, std::string_view str, bool present) {
+    ChromeId id;
+    id.present = present;
+    id.num = num;
+    id.str = str;
+    int64_t n = 0;
+    if (!IsValid(num) && !str.empty() && ChromeParseInt(str, &n)) id.num = n;
+    return id;
+  }
+
+  void Deliver(const ChromeParsed& ev, uint64_t index, const std::vector<ChromeArg>& args) {
+    ChromeEvent e;
+    e.index = index;
+    e.ph = ev.ph;
+    e.cat = ev.cat;
+    e.name = ev.name;
+    e.bp = ev.args.bp;
+    e.pid = Id(ev.pid, ev.args.pid_str, (ev.args.seen & kSeenPid) != 0);
+    e.tid = Id(ev.tid, ev.tid_str, (ev.args.seen & kSeenTid) != 0);
+    e.id = Id(ev.id, ev.args.id_str, (ev.args.seen & kSeenId) != 0);
+    e.ts_ns = ev.ts_ns;
+    e.dur_ns = ev.dur_ns;
+    e.ts_bad = ev.ts_bad;
+    e.dur_bad = ev.dur_bad;
+    e.ts_text = ChromeTrimWs(ev.args.ts_text);
+    e.dur_text = ChromeTrimWs(ev.args.dur_text);
+    e.has_args = ev.has_args || ev.args.bad;
+    e.args_bad = ev.args.bad;
+    if (ev.has_args)
+      e.args = std::span<const ChromeArg>(args.data() + ev.args.arg_begin, ev.args.arg_count);
+    (*fn_)(e);
+  }
+
+  model::ImportStats* stats_;
+  ChromeDocument* doc_ = nullptr;
+  const ChromeEventFn* fn_ = nullptr;
+  model::Trace* grow_ = nullptr;   // the mapping's tables, sized once for the input
+  ChromeSegment* seg_ = nullptr;  // segment mode: where events are kept
+  std::vector<ChromeArg> own_args_;
+  std::vector<ChromeArg>* args_;
+  size_t args_mark_ = 0;  // args_ entries that belong to kept events
+};
 
 }  // namespace
 
@@ -376,114 +253,97 @@ int64_t ChromeEvent::ArgInt(std::string_view key) const {
   return v;
 }
 
-size_t ChromeJsonErrorOffset(std::string_view s, std::string* what) {
-  enum class St : uint8_t { kValue, kValueOrEnd, kAfter, kKey, kKeyOrEnd, kColon };
-  std::vector<char> stack;
-  St st = St::kValue;
-  size_t i = 0;
-  const size_t n = s.size();
-  auto fail = [&](const char* w) {
-    *what = w;
-    return i;
-  };
-  auto truncated = [&]() {
-    *what = "truncated";
-    return n;
-  };
-  for (;;) {
-    while (i < n && ChromeIsWs(s[i])) ++i;
-    if (i >= n) {
-      if (stack.empty() && st == St::kAfter) {
-        what->clear();
-        return std::string_view::npos;
-      }
-      return truncated();
-    }
-    const char c = s[i];
-    switch (st) {
-      case St::kValueOrEnd:
-        if (c == ']') {
-          ++i;
-          stack.pop_back();
-          st = St::kAfter;
-          continue;
-        }
-        [[fallthrough]];
-      case St::kValue:
-        if (c == '{') {
-          stack.push_back('{');
-          ++i;
-          st = St::kKeyOrEnd;
-        } else if (c == '[') {
-          stack.push_back('[');
-          ++i;
-          st = St::kValueOrEnd;
-        } else if (c == '"') {
-          if (!ChromeScanString(s, &i))
-            return i == n ? truncated() : fail("control character in a string");
-          st = St::kAfter;
-        } else if (c == '-' || ChromeIsDigit(c)) {
-          if (!ChromeScanNumber(s, &i)) return i == n ? truncated() : fail("malformed number");
-          st = St::kAfter;
-        } else if (c == 't' || c == 'f' || c == 'n') {
-          std::string_view lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
-          std::string_view have = s.substr(i, lit.size());
-          if (have != lit) {
-            if (lit.substr(0, have.size()) == have && i + have.size() == n) return truncated();
-            return fail("expected a value");
-          }
-          i += lit.size();
-          st = St::kAfter;
-        } else {
-          return fail("expected a value");
-        }
-        continue;
-      case St::kAfter:
-        if (stack.empty()) return fail("unexpected data after the top-level value");
-        if (c == ',') {
-          ++i;
-          st = stack.back() == '{' ? St::kKey : St::kValue;
-        } else if (c == (stack.back() == '{' ? '}' : ']')) {
-          ++i;
-          stack.pop_back();
-        } else {
-          return fail(stack.back() == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
-        }
-        continue;
-      case St::kKeyOrEnd:
-        if (c == '}') {
-          ++i;
-          stack.pop_back();
-          st = St::kAfter;
-          continue;
-        }
-        [[fallthrough]];
-      case St::kKey:
-        if (c != '"') return fail("expected a string key");
-        if (!ChromeScanString(s, &i))
-          return i == n ? truncated() : fail("control character in a string");
-        st = St::kColon;
-        continue;
-      case St::kColon:
-        if (c != ':') return fail("expected ':' after a key");
-        ++i;
-        st = St::kValue;
-        continue;
-    }
-  }
+InputStreamOptions ChromeStreamOptions() {
+  InputStreamOptions o;
+  o.read_ahead = true;
+  return o;
 }
 
 char ChromeTraceHead(std::string_view prefix) {
   size_t i = prefix.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  while (i < prefix.size() && ChromeIsWs(prefix[i])) ++i;
+  while (i < prefix.size() && IsWs(prefix[i])) ++i;
   if (i >= prefix.size()) return 0;
   return prefix[i] == '{' || prefix[i] == '[' ? prefix[i] : 0;
 }
 
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn) {
-  ChromeTokenizer t(in, stats, doc, fn);
-  return t.Run();
+                       const ChromeEventFn& fn, model::Trace* grow, int threads) {
+  ChromeTokenizerOptions o;
+  o.threads = threads;
+  ChromeEventReader reader(in, stats, doc, fn, grow, o);
+  return ChromeEventReader::DrainForGzipCause(in, reader.Run());
+}
+
+// Why: occupancy args ("0.3", "1.2", "2") are read per kernel, and
+// from_chars cost ~1% of an import. m and 10^k (k <= 15) are exact doubles and
+// IEEE division rounds correctly (Clinger's fast path).
+bool FastDecimal(std::string_view t, double* out) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  size_t i = !t.empty() && t[0] == '-' ? 1 : 0;
+  const bool neg = i == 1;
+  uint64_t m = 0;
+  int digits = 0, frac = 0;
+  const size_t int_begin = i;
+  for (; i < t.size() && IsDigit(t[i]); ++i, ++digits) m = m * 10 + static_cast<uint64_t>(t[i] - '0');
+  if (i == int_begin) return false;
+  if (i < t.size() && t[i] == '.') {
+    const size_t frac_begin = ++i;
+    for (; i < t.size() && IsDigit(t[i]); ++i, ++digits) m = m * 10 + static_cast<uint64_t>(t[i] - '0');
+    frac = static_cast<int>(i - frac_begin);
+    if (frac == 0) return false;
+  }
+  if (i != t.size() || digits > 15) return false;
+  const double v = static_cast<double>(m) / kPow10[frac];
+  *out = neg ? -v : v;
+  return true;
+}
+
+bool MicrosTextToNs(std::string_view t, int64_t* ns) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
+    neg = t[i] == '-';
+    ++i;
+  }
+  uint64_t ip = 0;
+  size_t int_digits = 0;
+  while (i < t.size() && IsDigit(t[i])) {
+    if (ip > 922'337'203'685'477ull) return false;  // ip*1000 would overflow int64
+    ip = ip * 10 + static_cast<uint64_t>(t[i] - '0');
+    ++i;
+    ++int_digits;
+  }
+  uint64_t frac = 0;
+  size_t frac_digits = 0;
+  bool round_up = false;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    while (i < t.size() && IsDigit(t[i])) {
+      if (frac_digits < 3) frac = frac * 10 + static_cast<uint64_t>(t[i] - '0');
+      else if (frac_digits == 3) round_up = t[i] >= '5';
+      ++frac_digits;
+      ++i;
+    }
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    // Rare exponent form: a double is as exact as the text allows here.
+    std::string copy(t);
+    char* endp = nullptr;
+    long double v = std::strtold(copy.c_str(), &endp);
+    if (endp != copy.c_str() + copy.size() || !std::isfinite(v)) return false;
+    long double x = v * 1000.0L;
+    if (x > 9.2e18L || x < -9.2e18L) return false;
+    *ns = static_cast<int64_t>(std::llroundl(x));
+    return true;
+  }
+  if (i != t.size()) return false;
+  for (size_t k = frac_digits; k < 3; ++k) frac *= 10;
+  uint64_t v = ip * 1000 + frac + (round_up ? 1 : 0);
+  if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return true;
 }
 
 }  // namespace gpuwhy::import

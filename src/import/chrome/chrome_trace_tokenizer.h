@@ -3,16 +3,17 @@
 // (torch_legacy_dialect.cc, jax_dialect.cc, rocprof_json_dialect.cc).
 //
 // Contract: reads both container forms, `{"traceEvents": [...], ...}` and a
-// top-level array `[...]`, plain or gzip (base/input_stream), and accepts
-// empty `{}` events, a trailing comma, and numbers given as strings
-// ("ts": "622109046136"). Parsing is simdjson On-Demand over the whole
-// decompressed document (one buffer; the views an event hands out stay valid
-// until ReadChromeTrace returns). A broken container (not JSON, truncated,
-// traceEvents not an array, top level neither object nor array) is one
-// Status naming the path and the decompressed byte offset; a gzip error is
-// reported as such. Elements that are not objects bump malformed_event and are
-// skipped. Kineto traces keep their own streaming parser
-// (import/kineto/kineto_importer.h), which is faster on their size.
+// top-level array `[...]`, plain or gzip (base/input_stream), after an
+// optional UTF-8 byte-order mark, and accepts empty `{}` events, a trailing
+// comma, and numbers given as strings ("ts": "622109046136"). It is the one
+// streaming tokenizer (chrome_stream_tokenizer.h, which Kineto's importer
+// uses too): the document is never held whole; on threads the events array
+// is cut into segments parsed in parallel and handed to `fn` in file order,
+// one thread at a time. The views an event hands out stay valid only during
+// the call. A broken container (not JSON, truncated, traceEvents not an
+// array, top level neither object nor array) is one Status naming the path
+// and the decompressed byte offset; a gzip error is reported as such.
+// Elements that are not objects bump malformed_event and are skipped.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include "base/status.h"
 #include "base/units.h"
 #include "model/import_stats.h"
+#include "model/trace.h"
 
 namespace gpuwhy::import {
 
@@ -72,31 +74,51 @@ struct ChromeEvent {
   int64_t ArgInt(std::string_view key) const;
 };
 
-// ChromeDocument: what the tokenizer saw around the events.
+// ChromeDocument: what the tokenizer saw around the events (and, in
+// `segments`, how many parallel segments it merged; 0: one thread).
 struct ChromeDocument {
   bool array_form = false;           // top-level array (no traceEvents object)
   std::string display_time_unit;     // "ns" / "ms" when the object says so
   std::vector<std::string> top_keys; // keys of the top-level object, in order
   uint64_t events = 0;               // elements of the events array
   uint64_t json_bytes = 0;           // decompressed bytes parsed
+  uint64_t segments = 0;
 };
 
-// ChromeEventFn: called once per object element of the events array.
+// ChromeEventFn: called once per object element of the events array, in
+// file order, never concurrently.
 using ChromeEventFn = std::function<void(const ChromeEvent&)>;
 
 // ReadChromeTrace: parse the whole of `in` as a Chrome trace, calling `fn`
 // for each event object in file order; non-object elements bump
 // stats.malformed_event. On error returns one Status (path + byte offset).
+// `grow` (optional): the trace the mapping fills; after 32 MiB of JSON its
+// event tables are sized for the whole input (Trace::ReserveForGrowth, from
+// the share read so far), as Kineto's are, so they are not copied by doubling.
+// `threads`: events-array parsers (0: one per core, at most 4; 1: no
+// segments); the events, their order and the counters are the same for any.
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
-                       const ChromeEventFn& fn);
+                       const ChromeEventFn& fn, model::Trace* grow = nullptr, int threads = 0);
 
-// ChromeJsonErrorOffset: the decompressed byte offset of the first JSON
-// syntax error in `json` and what it is, for error lines; npos with an empty
-// `what` when the text parses. Truncation reports json.size().
-size_t ChromeJsonErrorOffset(std::string_view json, std::string* what);
+// ChromeStreamOptions: how dialects open their input: read-ahead on (gzip
+// is inflated on its own thread, as for Kineto).
+InputStreamOptions ChromeStreamOptions();
 
 // ChromeTraceHead: for sniffers: the first non-whitespace byte of `prefix`
 // ('{' or '['; 0 when neither), after an optional UTF-8 byte-order mark.
 char ChromeTraceHead(std::string_view prefix);
+
+// MicrosTextToNs: convert the decimal text of a µs value ("1713738903328187",
+// "12.345", "0.0005", "1.5e3") to int64 ns exactly: integer part * 1000 plus
+// up to three fraction digits, rounding half away from zero beyond that (no
+// lossy double for plain decimals). False when the text is not a number or
+// overflows.
+bool MicrosTextToNs(std::string_view text, int64_t* ns);
+
+// FastDecimal: the JSON number text `t` when it is "d+" or "d+.d+",
+// optionally negative, of at most 15 digits: the same double, bit for bit, as
+// std::from_chars (correctly rounded). False, *out untouched, for any other
+// text (exponents, more digits, a bare '.'), which callers parse in full.
+bool FastDecimal(std::string_view t, double* out);
 
 }  // namespace gpuwhy::import

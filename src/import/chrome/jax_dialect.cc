@@ -388,12 +388,12 @@ Status ReadJaxTraceStream(InputStream& in, model::Trace& trace) {
   JaxMapper m(trace);
   ChromeDocument doc;
   RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
   return m.Finish(in.path(), doc);
 }
 
 Status JaxTraceImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, ChromeStreamOptions()));
   RETURN_IF_ERROR(ReadJaxTraceStream(*in, trace));
   trace.info.source_path = src.path;
   return Status::Ok();

@@ -472,7 +472,7 @@ Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace) {
   RocMapper m(trace);
   ChromeDocument doc;
   RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
   return m.Finish(in.path(), doc);
 }
 
@@ -485,7 +485,7 @@ Status RocprofJsonImporter::Read(const SourceInfo& src, model::Trace& trace) {
         "starting at byte {}, not JSON): rocprof ran without --hip-trace/--sys-trace",
         src.path, i == std::string::npos ? 0 : i));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, ChromeStreamOptions()));
   RETURN_IF_ERROR(ReadRocprofJsonStream(*in, trace));
   trace.info.source_path = src.path;
   return Status::Ok();

@@ -216,12 +216,12 @@ Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace) {
   LegacyMapper m(trace);
   ChromeDocument doc;
   RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }));
+      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
   return m.Finish(in.path(), doc);
 }
 
 Status TorchLegacyImporter::Read(const SourceInfo& src, model::Trace& trace) {
-  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path));
+  ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, OpenInputStream(src.path, ChromeStreamOptions()));
   RETURN_IF_ERROR(ReadTorchLegacyStream(*in, trace));
   trace.info.source_path = src.path;
   return Status::Ok();

@@ -1,4 +1,5 @@
-// Kineto / PyTorch-profiler Chrome-trace JSON importer.
+// Kineto / PyTorch-profiler Chrome-trace JSON importer: the Kineto dialect of
+// the Chrome Trace Event tokenizer (import/chrome/chrome_stream_tokenizer.h).
 //
 // Contract: reads `export_chrome_trace` output of every vintage (2021 legacy
 // categories Kernel/Runtime/Memcpy/Memset/Operator, integer absolute µs, and
@@ -19,6 +20,7 @@
 
 #include "base/input_stream.h"
 #include "base/status.h"
+#include "import/chrome/chrome_trace_tokenizer.h"  // MicrosTextToNs, FastDecimal
 #include "import/importer.h"
 #include "model/trace.h"
 
@@ -96,13 +98,6 @@ Status ReadKinetoStream(InputStream& in, const KinetoOptions& options, model::Tr
 // Content only; the file name is not consulted.
 bool LooksLikeKineto(std::string_view prefix);
 
-// MicrosTextToNs: convert the decimal text of a µs value ("1713738903328187",
-// "12.345", "0.0005", "1.5e3") to int64 ns exactly: integer part * 1000 plus
-// up to three fraction digits, rounding half away from zero beyond that (no
-// lossy double for plain decimals). False when the text is not a number or
-// overflows.
-bool MicrosTextToNs(std::string_view text, int64_t* ns);
-
 // KinetoImporter: the Importer for "kineto-json".
 class KinetoImporter final : public Importer {
  public:
@@ -115,11 +110,5 @@ class KinetoImporter final : public Importer {
  private:
   KinetoOptions options_;
 };
-
-// FastDecimal: the JSON number text `t` when it is "d+" or "d+.d+",
-// optionally negative, of at most 15 digits: the same double, bit for bit, as
-// std::from_chars (correctly rounded). False, *out untouched, for any other
-// text (exponents, more digits, a bare '.'), which callers parse in full.
-bool FastDecimal(std::string_view t, double* out);
 
 }  // namespace gpuwhy::import
