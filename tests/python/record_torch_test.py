@@ -246,6 +246,15 @@ def case_ranks(exe, tmp):
         check(len(step_names(t)) == 5, "5 steps in %s" % t)
     check(any("recorded 5 steps" in l and "in 2 traces" in l for l in gw_lines(p.stderr)),
           "the line names both traces")
+    # srun sets SLURM_PROCID and no RANK: two single-process jobs, one trace each.
+    out_s = os.path.join(tmp, "b-slurm")
+    ps = record(exe, out_s, [PY, os.path.join(HERE, "launch_ranks.py"), "--slurm", "2",
+                             os.path.join(HERE, "train_mlp.py"), "--workers", "0"],
+                ["--no-report"])
+    check(ps.returncode == 0, "srun-style run exits 0 (got %d)" % ps.returncode)
+    slurm_traces = sorted(glob.glob(os.path.join(out_s, "*.pt.trace.json")))
+    check([re.search(r"\.rank(\d+)\.", t).group(1) for t in slurm_traces] == ["0", "1"],
+          "SLURM_PROCID names each trace's rank: %r" % slurm_traces)
     # torch.multiprocessing.spawn: ranks without RANK in their environment
     # (the process group gives it), started fresh (spawn), not forked.
     script = os.path.join(tmp, "spawn_ranks.py")
