@@ -429,6 +429,12 @@ TraceSummary SummarizeDevices(const model::Trace& trace, const SummaryOptions& o
       d.busy.kernel_busy_ratio = Ratio(d.busy.kernel_busy_ns, d.span_ns);
       d.busy.gpu_busy_ratio = Ratio(d.busy.gpu_busy_ns, d.span_ns);
       d.busy.idle_ratio = Ratio(d.busy.idle_ns, d.span_ns);
+      if (trace.info.kernels_untimed) {
+        // A kernel profiler replays each kernel alone and lays them end to end:
+        // the kernel time is real, a busy or idle share of that span is not.
+        d.busy.idle_ns = kMissingI64;
+        d.busy.kernel_busy_ratio = d.busy.gpu_busy_ratio = d.busy.idle_ratio = kMissingF64;
+      }
       if (a.uvm_total.stats.count > 0) {
         d.uvm.total = a.uvm_total.Finish();
         d.uvm.union_ns = TotalLength(uvm);

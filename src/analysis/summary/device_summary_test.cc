@@ -111,6 +111,26 @@ TEST(SummarizeDevices, UnionOverStreamsAndBusyRatios) {
   EXPECT_TRUE(s.import_stats.empty());
 }
 
+// A kernel profiler's report (Nsight Compute: kernels replayed alone, laid end
+// to end): the kernel time stands, a busy or idle share of that span does not.
+TEST(SummarizeDevices, ReplayedKernelsHaveNoBusyShare) {
+  model::Trace t;
+  t.kernels.Append(Kernel(t, 0, 7, 0, 100, "gemm"));
+  t.kernels.Append(Kernel(t, 0, 7, 100, 300, "relu"));
+  t.info.kernels_untimed = true;
+  t.info.clock = "kernel-order";
+  t.Finalize();
+  const DeviceSummary d = SummarizeDevices(t, {}).devices[0];
+  EXPECT_EQ(d.busy.kernel_busy_ns, 300);
+  EXPECT_FALSE(IsValid(d.busy.kernel_busy_ratio));
+  EXPECT_FALSE(IsValid(d.busy.gpu_busy_ratio));
+  EXPECT_FALSE(IsValid(d.busy.idle_ns));
+  EXPECT_FALSE(IsValid(d.busy.idle_ratio));
+  // The same kernels on a real clock: 100% busy.
+  t.info.kernels_untimed = false;
+  EXPECT_DOUBLE_EQ(SummarizeDevices(t, {}).devices[0].busy.kernel_busy_ratio, 1.0);
+}
+
 TEST(SummarizeDevices, TopNGroupsTheRestAsOthers) {
   model::Trace t = TwoStreamTrace();
   SummaryOptions opt;

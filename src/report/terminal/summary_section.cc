@@ -301,13 +301,21 @@ void RenderDeviceSummary(const TerminalContext& ctx, const analysis::DeviceSumma
     RenderCounters(ctx, d, out);
     return;
   }
-  Line(out, ctx, "span", FormatDuration(d.span_ns) + " (first to last GPU event)");
-  RenderSteps(ctx, d.steps, out);
-  Line(out, ctx, "busy",
-       fmt::format("kernels {} · kernels+memcpy+memset {}",
-                   TimeAndPct(d.busy.kernel_busy_ns, d.busy.kernel_busy_ratio),
-                   TimeAndPct(d.busy.gpu_busy_ns, d.busy.gpu_busy_ratio)));
-  Line(out, ctx, "idle", TimeAndPct(d.busy.idle_ns, d.busy.idle_ratio) + " of the span");
+  if (!IsValid(d.busy.kernel_busy_ratio) && !IsValid(d.busy.idle_ns) &&
+      IsValid(d.busy.kernel_busy_ns)) {
+    // Kernels replayed one at a time (a kernel profiler): no span to share out.
+    Line(out, ctx, "timeline",
+         "none: " + FormatDuration(d.busy.kernel_busy_ns) +
+             " of kernels, each replayed alone (a kernel profiler), so no busy or idle share");
+  } else {
+    Line(out, ctx, "span", FormatDuration(d.span_ns) + " (first to last GPU event)");
+    RenderSteps(ctx, d.steps, out);
+    Line(out, ctx, "busy",
+         fmt::format("kernels {} · kernels+memcpy+memset {}",
+                     TimeAndPct(d.busy.kernel_busy_ns, d.busy.kernel_busy_ratio),
+                     TimeAndPct(d.busy.gpu_busy_ns, d.busy.gpu_busy_ratio)));
+    Line(out, ctx, "idle", TimeAndPct(d.busy.idle_ns, d.busy.idle_ratio) + " of the span");
+  }
   out << '\n';
   RenderKernels(ctx, d.kernels, out);
   RenderTransfers(ctx, d, out);
