@@ -15,6 +15,7 @@
 
 #include "base/input_stream.h"
 #include "base/status.h"
+#include "import/chrome/chrome_trace_tokenizer.h"
 #include "import/importer.h"
 #include "model/trace.h"
 
@@ -35,8 +36,10 @@ namespace gpuwhy::import {
 // LooksLikeTorchLegacy: `prefix` is a top-level array whose events name the
 // pid "CPU functions" or "CUDA functions".
 bool LooksLikeTorchLegacy(std::string_view prefix);
-// ReadTorchLegacyStream: import `in` as a legacy trace into `trace` (empty).
-Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace);
+// ReadTorchLegacyStream: import `in` as a legacy trace into `trace` (empty);
+// `options` (tests): how the events array is cut for the parallel mapping,
+// which gives the same trace as one thread (as for the other dialects).
+Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options = {});
 
 class TorchLegacyImporter final : public Importer {
  public:
@@ -65,7 +68,7 @@ class TorchLegacyImporter final : public Importer {
 // LooksLikeJaxTrace: `prefix` is a trace object naming "/device:GPU:",
 // "/device:TPU:" or "/host:CPU" processes.
 bool LooksLikeJaxTrace(std::string_view prefix);
-Status ReadJaxTraceStream(InputStream& in, model::Trace& trace);
+Status ReadJaxTraceStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options = {});
 
 class JaxTraceImporter final : public Importer {
  public:
@@ -92,7 +95,7 @@ class JaxTraceImporter final : public Importer {
 // LooksLikeRocprofJson: rocprof v1 or RPD JSON by their process/thread names
 // and arg keys.
 bool LooksLikeRocprofJson(std::string_view prefix);
-Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace);
+Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options = {});
 
 class RocprofJsonImporter final : public Importer {
  public:

@@ -5,7 +5,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "import/chrome/chrome_dialects.h"
 #include "import/chrome/chrome_trace_tokenizer.h"
 #include "import/registry.h"
+#include "model/trace_compare.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -560,6 +563,207 @@ TEST_F(ChromeTest, KinetoTraceNamingAJaxProcessStaysKineto) {
   Result<model::Trace> r = ImportFile(Write("kineto_named.json", doc));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->info.format, "kineto-json");
+}
+
+
+// ---- the mapping form: each segment mapped on its worker, merged in order ----
+
+// CountingMapping: records every event's name as Event or a segment's Event
+// saw it, and how many segments were made and merged.
+struct CountingSegment final : ChromeSegmentMapper {
+  std::vector<std::string> names;
+  int resets = 0;
+  void Event(const ChromeEvent& ev) override { names.emplace_back(ev.name); }
+  void Reset() override {
+    names.clear();
+    ++resets;
+  }
+};
+struct CountingMapping final : ChromeMapping {
+  std::vector<std::string> names;
+  mutable std::atomic<int> made{0};
+  int merged = 0;
+  void Event(const ChromeEvent& ev) override { names.emplace_back(ev.name); }
+  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
+    ++made;
+    return std::make_unique<CountingSegment>();
+  }
+  void Merge(ChromeSegmentMapper& seg, double) override {
+    auto& c = static_cast<CountingSegment&>(seg);
+    names.insert(names.end(), c.names.begin(), c.names.end());
+    ++merged;
+  }
+};
+
+TEST(ChromeMappingForm, SegmentsAreMappedOnWorkersAndMergedInFileOrder) {
+  std::string doc = "[";
+  for (int i = 0; i < 3000; ++i)
+    doc += R"({"name":"e)" + std::to_string(i) + R"(","ph":"X","ts":1,"dur":1,"pid":1,"tid":1},)";
+  doc += "{}]";
+  auto run = [&](int threads, size_t segment_bytes, CountingMapping* m) {
+    auto in = OpenMemoryStream(doc, "m.json");
+    model::ImportStats stats;
+    ChromeDocument d;
+    ChromeReadOptions o;
+    o.threads = threads;
+    o.segment_bytes = segment_bytes;
+    o.chunk_bytes = 4096;
+    EXPECT_TRUE(ReadChromeTrace(*in, stats, &d, *m, nullptr, o).ok());
+    return d.segments;
+  };
+  CountingMapping one, many;
+  EXPECT_EQ(run(1, 0, &one), 0u);
+  EXPECT_EQ(one.made, 0);
+  EXPECT_GT(run(2, 2048, &many), 20u);
+  EXPECT_GT(many.merged, 20);
+  // Mappers are reused, not made per segment (at most a few per worker).
+  EXPECT_LT(many.made, many.merged);
+  ASSERT_EQ(one.names.size(), 3001u);
+  EXPECT_EQ(many.names, one.names);
+}
+
+// ExpectDialectSegmentsMatchOneThread: `read` (a dialect's stream reader)
+// gives the same error line or a bit-identical model on one thread and with
+// the events array cut into segments of many sizes, down to one event each.
+using DialectRead = Status (*)(InputStream&, model::Trace&, const ChromeReadOptions&);
+void ExpectDialectSegmentsMatchOneThread(DialectRead read, const std::string& doc,
+                                        model::Trace* one_out = nullptr) {
+  auto import = [&](int threads, size_t segment, size_t chunk, model::Trace* t) {
+    auto in = OpenMemoryStream(doc, "d.json");
+    ChromeReadOptions o;
+    o.threads = threads;
+    o.segment_bytes = segment;
+    o.chunk_bytes = chunk;
+    Status st = read(*in, *t, o);
+    return st.ok() ? std::string() : st.message();
+  };
+  model::Trace one;
+  const std::string one_error = import(1, 0, 0, &one);
+  ASSERT_EQ(one_error, "");
+  struct Setting {
+    int threads;
+    size_t segment, chunk;
+  };
+  for (Setting set : {Setting{2, 1, 1}, Setting{2, 1, 97}, Setting{3, 64, 31}, Setting{2, 700, 1000},
+                      Setting{2, 4096, 4096}, Setting{4, 100000, 1 << 20}}) {
+    SCOPED_TRACE(testing::Message() << "threads " << set.threads << " segment " << set.segment
+                                    << " chunk " << set.chunk);
+    model::Trace t;
+    EXPECT_EQ(import(set.threads, set.segment, set.chunk, &t), one_error);
+    EXPECT_EQ(model::DescribeDifference(one, t), "");
+    // Cut at all: the import notes count what was mapped, the same either way.
+    EXPECT_EQ(t.info.import_notes, one.info.import_notes);
+  }
+  if (one_out != nullptr) *one_out = std::move(one);
+}
+
+TEST(ChromeDialectSegments, LegacyFlowsThatCrossSegmentsLinkAsOnOneThread) {
+  // Ops on two threads, each starting a flow ("s" at the op's ts, so cut at
+  // one event per segment the op is in an earlier segment); kernels after
+  // and before their "f"; a flow whose ts misses its op; two kernels at one
+  // place; escapes; "{}" and a non-object element.
+  std::string doc = R"([{"name":"ProfilerStep#3","ph":"X","ts":0,"dur":900000,"tid":1,"pid":"CPU functions","args":{}},)";
+  for (int i = 0; i < 400; ++i) {
+    const std::string tid = std::to_string(1 + i % 2), ts = std::to_string(100 + i * 20),
+                      kts = std::to_string(106 + i * 20), id = std::to_string(i);
+    const std::string kname = i % 3 == 0 ? "gemm\\u005fk" : "elementwise";
+    doc += R"({"name":"aten::mm","ph":"X","ts":)" + ts + R"(,"dur":8,"tid":)" + tid +
+           R"(,"pid":"CPU functions","args":{}},)";
+    doc += R"({"name":"aten::mm","ph":"s","ts":)" + (i % 7 == 0 ? std::to_string(101 + i * 20) : ts) +
+           R"(,"tid":)" + tid + R"(,"pid":"CPU functions","id":)" + id + R"(,"cat":"cpu_to_cuda","args":{}},)";
+    const std::string flow_end = R"({"name":")" + kname + R"(","ph":"f","ts":)" + kts +
+                                 R"(,"tid":0,"pid":"CUDA functions","id":)" + id + R"(,"cat":"cpu_to_cuda","args":{}},)";
+    const std::string kernel = R"({"name":")" + kname + R"(","ph":"X","ts":)" + kts +
+                               R"(,"dur":9,"tid":0,"pid":"CUDA functions","args":{}},)";
+    doc += i % 5 == 0 ? kernel + flow_end : flow_end + kernel;
+    if (i % 11 == 0) doc += kernel;
+    if (i % 13 == 0) doc += "{},3,";
+  }
+  doc += R"({"name":"aten::add","ph":"s","ts":5,"tid":1,"pid":"CPU functions","cat":"cpu_to_cuda"}])";
+  model::Trace t;
+  ExpectDialectSegmentsMatchOneThread(&ReadTorchLegacyStream, doc, &t);
+  // The join itself: most kernels linked, each to its launching op.
+  size_t linked = 0;
+  for (size_t i = 0; i < t.kernels.size(); ++i) linked += IsValid(t.kernels.external_id[i]);
+  EXPECT_GT(linked, 300u);
+  EXPECT_LT(linked, t.kernels.size());  // the duplicates and the missed flows
+}
+
+TEST(ChromeDialectSegments, JaxNamesGivenLateOrTwiceApplyToEverySegment) {
+  // The device's process_name comes last, a thread is renamed, and memcpy /
+  // memset / kernel_details / step markers are spread over the document.
+  std::string doc = R"({"displayTimeUnit":"ns","traceEvents":[)"
+                    R"({"ph":"M","pid":1,"tid":14,"name":"thread_name","args":{"name":"old name"}},)"
+                    R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:7"}},)"
+                    R"({"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},)"
+                    R"({"ph":"M","pid":2,"name":"process_name","args":{"name":"/device:TPU:1"}},)"
+                    R"({"ph":"M","pid":2,"tid":3,"name":"thread_name","args":{"name":"XLA Ops"}},)";
+  for (int i = 0; i < 300; ++i) {
+    const std::string ts = std::to_string(1000 + i * 20), c = std::to_string(i);
+    doc += R"({"ph":"X","pid":701,"tid":9,"ts":)" + ts + R"(.125,"dur":3.5,"name":"cuLaunchKernel","args":{"correlation_id":")" + c + R"("}},)";
+    const std::string name = i % 10 == 0 ? "MemcpyHtoD" : i % 10 == 1 ? "memset32" : "fusion_" + c;
+    doc += R"({"ph":"X","pid":1,"tid":14,"ts":)" + ts + R"(.5,"dur":9.25,"name":")" + name +
+           R"(","args":{"correlation_id":")" + c +
+           R"(","kernel_details":"regs:90 static_shared:0 dynamic_shared:16 grid:128,2,1 block:256,1,1"}},)";
+    if (i % 25 == 0)
+      doc += R"({"ph":"X","pid":701,"tid":9,"ts":)" + ts + R"(,"dur":1,"name":"StepMarker","args":{"group_id":")" + c + R"("}},)";
+    if (i % 9 == 0) doc += R"({"ph":"X","pid":2,"tid":3,"ts":)" + ts + R"(,"dur":2,"name":"tpu_op"},)";
+  }
+  doc += R"J({"ph":"M","pid":1,"tid":14,"name":"thread_name","args":{"name":"Stream #14(Compute)"}},)J"
+         R"J({"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0 NVIDIA H100"}}]})J";
+  model::Trace t;
+  ExpectDialectSegmentsMatchOneThread(&ReadJaxTraceStream, doc, &t);
+  EXPECT_EQ(t.memcpys.size(), 30u);
+  EXPECT_EQ(t.memsets.size(), 30u);
+  EXPECT_EQ(t.kernels.size(), 240u + 34u);  // GPU kernels and the TPU's ops
+  ASSERT_EQ(t.devices.size(), 2u);  // GPU:7 was renamed GPU:0
+  EXPECT_EQ(t.devices[0].device_id, 0);
+}
+
+TEST(ChromeDialectSegments, RocprofAndRpdFlowsCountersAndCallArgsMergeAsOnOneThread) {
+  // rocprof v1: string numbers, BeginNs, call args with launch dims and copy
+  // sizes, flows "s" -> "t", and the GPU's process named last.
+  std::string v1 = R"({"traceEvents":[{},{"args":{"name":"CPU HIP API"},"ph":"M","pid":2,"name":"process_name"},)"
+                   R"({"args":{"name":"COPY"},"ph":"M","pid":3,"name":"process_name"},)";
+  for (int i = 0; i < 300; ++i) {
+    const long ts = 622108000000 + i * 20L;
+    const std::string id = std::to_string(i), t0 = std::to_string(ts), t6 = std::to_string(ts + 6);
+    const bool copy = i % 6 == 0;
+    v1 += R"({"ph":"X","name":")" + std::string(copy ? "hipMemcpy" : "hipLaunchKernel") + R"(","pid":"2","tid":"77","ts":")" + t0 +
+          R"(","dur":"3","args":{"BeginNs":")" + t0 + R"(125","EndNs":")" + t0 + R"(3625","args":")" +
+          (copy ? "( dst(0x1) src(0x2) sizeBytes(4096) kind(1))" : "( kernel(vadd(float*)) numBlocks({z(1) y(2) x(64}) dimBlocks({z(1) y(1) x(256}) sharedMemBytes(32))") + R"("}},)";
+    v1 += R"({"ph":"X","name":")" + std::string(copy ? "CopyHostToDevice" : "vadd(float*)") + R"(","pid":")" + (copy ? "3" : "6") +
+          R"(","tid":"1","ts":")" + t6 + R"(","dur":"9","args":{"BeginNs":")" + t6 + R"(500","EndNs":")" + t6 +
+          R"(750","dev-id":"0","queue-id":"0"}},)";
+    v1 += R"({"ts":)" + std::to_string(ts + 1) + R"(,"ph":"s","cat":"DataFlow","id":)" + id + R"(,"pid":2,"tid":77,"name":"dep"},)";
+    v1 += R"({"ts":)" + t6 + R"(,"ph":"t","cat":"DataFlow","id":)" + id + R"(,"pid":)" + (copy ? "3" : "6") + R"(,"tid":1,"name":"dep"},)";
+  }
+  v1 += R"({"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name"}]})";
+  model::Trace t;
+  ExpectDialectSegmentsMatchOneThread(&ReadRocprofJsonStream, v1, &t);
+  ASSERT_EQ(t.kernels.size(), 250u);
+  size_t sized = 0;
+  for (size_t i = 0; i < t.kernels.size(); ++i) sized += t.kernels.grid_y[i] == 2 && t.kernels.shared_mem_bytes[i] == 32;
+  EXPECT_EQ(sized, 250u);
+  ASSERT_EQ(t.memcpys.size(), 50u);
+  EXPECT_EQ(t.memcpys.bytes[0], 4096);
+
+  // RPD: a top-level array, counters whose series spread over segments.
+  std::string rpd = R"([{},)";
+  for (int i = 0; i < 300; ++i) {
+    const std::string ts = std::to_string(1000 + i * 20);
+    rpd += R"({"pid":"6","tid":"1","name":"k)" + std::to_string(i % 4) + R"(","ph":"X","ts":)" + ts +
+           R"(,"dur":5,"args":{"desc":")" + (i % 8 == 0 ? "FillBuffer" : "KernelExecution") + R"("}},)";
+    rpd += R"({"pid":"2","tid":"9","name":"sclk","ph":"C","ts":)" + ts + R"(,"args":{"sclk":)" + std::to_string(1500 + i) + R"(}},)";
+    if (i % 3 == 0)
+      rpd += R"({"pid":"2","tid":"9","name":"Allocated Memory","ph":"C","ts":)" + ts + R"(,"args":{"Allocated Memory":)" + std::to_string(i) + R"(}},)";
+  }
+  rpd += R"({"args":{"name":"GPU0"},"ph":"M","pid":6,"name":"process_name"}])";
+  model::Trace r;
+  ExpectDialectSegmentsMatchOneThread(&ReadRocprofJsonStream, rpd, &r);
+  ASSERT_EQ(r.counters.size(), 2u);
+  EXPECT_EQ(r.counters[0].value.size(), 300u);
+  EXPECT_EQ(r.counters[1].value.size(), 100u);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 //   static constexpr bool kArrayForm, kStringNumbers, kTimeText, kSkipBom;
 //   D(InputStream&, Segment&);         a segment's parser
 //   static void ResetSegment(Segment&); void SegmentDone(Segment&);
+//   optional: void InheritFrom(D& reader) (a segment parser, on its worker);
 //   void MergeSegment(Segment&, uint64_t end_offset);
 //   Lex ParseArgs(const char*& p, const char* end, Args*, int ctx); void BadArgs(Args*);
 //   void Commit(RawEvent&); void Malformed();
@@ -739,6 +740,9 @@ template <class D, class A, class S>
 void ChromeStreamTokenizer<D, A, S>::ParseSegment(Job& job) {
   D::ResetSegment(job.seg);
   D sub(in_, job.seg);
+  // A dialect that maps events on the workers hands each segment parser
+  // what it needs from the reader (read only, set before the workers start).
+  if constexpr (requires(D& a, D& b) { a.InheritFrom(b); }) sub.InheritFrom(d());
   sub.learn_ = learn_;
   sub.buf_.swap(job.bytes);
   sub.pos_ = job.begin;

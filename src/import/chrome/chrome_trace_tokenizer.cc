@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,9 @@ struct ChromeSegment {
   std::vector<ChromeArg> args;
   std::deque<std::string> strings;
   model::ImportStats stats;
+  // Mapping form: the dialect's mapping of the segment's events (which are
+  // then not kept above).
+  std::unique_ptr<ChromeSegmentMapper> mapper;
 };
 
 // ChromeArgKey: args keys are not classified here; the key's text is kept.
@@ -75,8 +79,16 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
                     const ChromeEventFn& fn, model::Trace* grow, const ChromeTokenizerOptions& o)
       : Base(in, o), stats_(&stats), doc_(doc), fn_(&fn), grow_(grow),
         args_(&own_args_) {}
+  ChromeEventReader(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
+                    ChromeMapping& mapping, model::Trace* grow, const ChromeTokenizerOptions& o)
+      : Base(in, o), stats_(&stats), doc_(doc), grow_(grow), mapping_(&mapping),
+        args_(&own_args_) {}
   ChromeEventReader(InputStream& in, ChromeSegment& seg)
       : Base(in), stats_(&seg.stats), seg_(&seg), args_(&seg.args) {}
+  // InheritFrom: a segment parser of a mapping reader maps its events itself.
+  void InheritFrom(ChromeEventReader& reader) {
+    if (reader.mapping_ != nullptr && seg_->mapper == nullptr) seg_->mapper = reader.mapping_->NewSegment();
+  }
 
   static void ResetSegment(ChromeSegment& s) {
     s.events.clear();
@@ -84,10 +96,15 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
     s.args.clear();
     s.strings.clear();
     s.stats = model::ImportStats();
+    if (s.mapper != nullptr) s.mapper->Reset();  // kept, with its buffers, for the next segment
   }
   void SegmentDone(ChromeSegment&) {}
-  void MergeSegment(ChromeSegment& s, uint64_t) {
+  void MergeSegment(ChromeSegment& s, uint64_t end_offset) {
     stats_->Merge(s.stats);
+    if (s.mapper != nullptr) {
+      mapping_->Merge(*s.mapper, MergeGrowth(end_offset));
+      return;
+    }
     for (size_t i = 0; i < s.events.size(); ++i) Deliver(s.events[i], event_index_ + s.index[i], s.args);
   }
 
@@ -140,6 +157,11 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
   void Commit(ChromeParsed& ev) {
     if (seg_ == nullptr) {
       Deliver(ev, event_index_, *args_);
+      return;
+    }
+    if (seg_->mapper != nullptr) {
+      // Mapped here, now: the views are still valid, nothing is kept.
+      seg_->mapper->Event(View(ev, event_index_, *args_));
       return;
     }
     // Keep the event for the merge; decoded escapes live in the lexer's
@@ -201,6 +223,12 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
   }
 
   void Deliver(const ChromeParsed& ev, uint64_t index, const std::vector<ChromeArg>& args) {
+    const ChromeEvent e = View(ev, index, args);
+    if (mapping_ != nullptr) mapping_->Event(e);
+    else (*fn_)(e);
+  }
+
+  static ChromeEvent View(const ChromeParsed& ev, uint64_t index, const std::vector<ChromeArg>& args) {
     ChromeEvent e;
     e.index = index;
     e.ph = ev.ph;
@@ -220,7 +248,7 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
     e.args_bad = ev.args.bad;
     if (ev.has_args)
       e.args = std::span<const ChromeArg>(args.data() + ev.args.arg_begin, ev.args.arg_count);
-    (*fn_)(e);
+    return e;
   }
 
   model::ImportStats* stats_;
@@ -228,6 +256,7 @@ class ChromeEventReader : public ChromeStreamTokenizer<ChromeEventReader, Chrome
   const ChromeEventFn* fn_ = nullptr;
   model::Trace* grow_ = nullptr;   // the mapping's tables, sized once for the input
   ChromeSegment* seg_ = nullptr;  // segment mode: where events are kept
+  ChromeMapping* mapping_ = nullptr;  // mapping form (the reader only)
   std::vector<ChromeArg> own_args_;
   std::vector<ChromeArg>* args_;
   size_t args_mark_ = 0;  // args_ entries that belong to kept events
@@ -253,6 +282,18 @@ int64_t ChromeEvent::ArgInt(std::string_view key) const {
   return v;
 }
 
+void ResetChromePart(model::Trace& t) {
+  t.strings = StringPool();
+  t.info = model::TraceInfo();
+  t.processes.clear();
+  t.threads.clear();
+  t.streams.clear();
+  t.counters.clear();
+  t.devices.clear();
+  t.stats = model::ImportStats();
+  t.ForEachEventTable([](auto& table) { table.Clear(); });
+}
+
 InputStreamOptions ChromeStreamOptions() {
   InputStreamOptions o;
   o.read_ahead = true;
@@ -271,6 +312,16 @@ Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocumen
   ChromeTokenizerOptions o;
   o.threads = threads;
   ChromeEventReader reader(in, stats, doc, fn, grow, o);
+  return ChromeEventReader::DrainForGzipCause(in, reader.Run());
+}
+
+Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
+                       ChromeMapping& mapping, model::Trace* grow, const ChromeReadOptions& options) {
+  ChromeTokenizerOptions o;
+  o.threads = options.threads;
+  if (options.segment_bytes != 0) o.segment_bytes = options.segment_bytes;
+  if (options.chunk_bytes != 0) o.chunk_bytes = options.chunk_bytes;
+  ChromeEventReader reader(in, stats, doc, mapping, grow, o);
   return ChromeEventReader::DrainForGzipCause(in, reader.Run());
 }
 

@@ -3,6 +3,9 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,10 +99,24 @@ bool JaxContainsCi(std::string_view s, std::string_view word) {
                      [&](char a, char b) { return lower(a) == lower(b); }) != s.end();
 }
 
+// JaxMapper: the mapping of the whole document (over the trace) or of one
+// segment (over its own part, on a worker); Absorb folds a segment's in.
+// Events become Pending records (the names of processes and threads, and
+// the unit, are known only at the end); Finish maps them in file order.
 class JaxMapper {
  public:
   explicit JaxMapper(model::Trace& t) : t_(t) {}
   void Event(const ChromeEvent& ev);
+  // Absorb: `seg` holds the events that follow this mapper's in the file.
+  void Absorb(JaxMapper& seg);
+  // Clear: forget the events seen, keeping buffers (a segment's, for reuse).
+  void Clear() {
+    process_.clear();
+    thread_.clear();
+    pending_.clear();
+    done_.clear();
+    fractional_ = us_overflow_ = false;
+  }
   Status Finish(const std::string& path, const ChromeDocument& doc);
 
  private:
@@ -109,15 +126,38 @@ class JaxMapper {
     int64_t ts_int, dur_int;      // the values as integers when written so
     StringId name;
     int64_t step_num, correlation_id, group_id;
-    std::string kernel_details;
+    // Read from the event itself on the worker (Finish only places rows):
+    // args.kernel_details, and what the name says a device op is.
+    int32_t grid[3], block[3];     // missing unless given
+    int32_t regs, smem_bytes;      // missing unless given
+    bool memcpy_name, memset_name;
+    model::CopyKind copy_kind;
+  };
+  // Lane: what a (pid, tid) line is, from the process and thread names.
+  struct Lane {
+    JaxDeviceKind kind = JaxDeviceKind::kNone;
+    int32_t device = kMissingI32;
+    int64_t stream = kMissingI64;  // "Stream #N" lines
+    bool op_line = false;          // "XLA Ops" standing for the device's work
+    bool steps_line = false;       // a device's "Steps" line
+  };
+  struct LaneKeyHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+      return static_cast<size_t>((static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^
+                                 (static_cast<uint64_t>(k.second) * 0xBF58476D1CE4E5B9ull));
+    }
   };
 
-  void Map(const Pending& p, bool ns_unit);
+  void Map(const Pending& p, const Lane& lane, bool ns_unit);
+  Lane LaneOf(int64_t pid, int64_t tid);
 
   model::Trace& t_;
   std::map<int64_t, std::string> process_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_;
   std::vector<Pending> pending_;
+  // Earlier pending records, in file order: a segment's are moved in whole
+  // (copying them into one vector was most of the reader thread's time).
+  std::vector<std::vector<Pending>> done_;
   std::map<int32_t, bool> device_has_streams_;  // a device with "Stream #N" lines
   bool fractional_ = false;    // some ts/dur had a fraction: µs with ns digits
   bool us_overflow_ = false;   // some integer ts read as µs would pass year 2262
@@ -180,11 +220,83 @@ void JaxMapper::Event(const ChromeEvent& ev) {
   p.step_num = ev.ArgInt("step_num");
   p.correlation_id = ev.ArgInt("correlation_id");
   p.group_id = ev.ArgInt("group_id");
-  p.kernel_details = std::string(ev.ArgText("kernel_details"));
-  pending_.push_back(std::move(p));
+  const std::string_view details = ev.ArgText("kernel_details");
+  for (int i = 0; i < 3; ++i) p.grid[i] = p.block[i] = kMissingI32;
+  p.regs = p.smem_bytes = kMissingI32;
+  if (!details.empty()) {
+    int32_t dims[3];
+    if (JaxDims(details, "grid:", dims)) std::copy(dims, dims + 3, p.grid);
+    if (JaxDims(details, "block:", dims)) std::copy(dims, dims + 3, p.block);
+    p.regs = JaxToI32(JaxDetail(details, "regs:"));
+    const int64_t smem_s = JaxDetail(details, "static_shared:");
+    const int64_t smem_d = JaxDetail(details, "dynamic_shared:");
+    if (IsValid(smem_s) && IsValid(smem_d)) p.smem_bytes = JaxToI32(smem_s + smem_d);
+  }
+  p.memcpy_name = JaxContainsCi(ev.name, "memcpy");
+  p.memset_name = !p.memcpy_name && JaxContainsCi(ev.name, "memset");
+  p.copy_kind = p.memcpy_name ? JaxCopyKind(ev.name) : model::CopyKind::kUnknown;
+  pending_.push_back(p);
 }
 
-void JaxMapper::Map(const Pending& p, bool ns_unit) {
+// JaxSegment: a worker's mapper with the part it fills.
+struct JaxSegment final : ChromeSegmentMapper {
+  model::Trace part;
+  JaxMapper mapper{part};
+  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
+  void Reset() override {
+    ResetChromePart(part);
+    mapper.Clear();
+  }
+};
+
+class JaxMapping final : public ChromeMapping {
+ public:
+  explicit JaxMapping(model::Trace& t) : mapper_(t) {}
+  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
+  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
+    return std::make_unique<JaxSegment>();
+  }
+  // (Rows are made in Finish: nothing to grow here.)
+  void Merge(ChromeSegmentMapper& seg, double) override { mapper_.Absorb(static_cast<JaxSegment&>(seg).mapper); }
+  JaxMapper& mapper() { return mapper_; }
+
+ private:
+  JaxMapper mapper_;
+};
+
+void JaxMapper::Absorb(JaxMapper& seg) {
+  const model::Trace& part = seg.t_;
+  std::vector<StringId> remap(part.strings.size());
+  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  t_.stats.Merge(part.stats);
+  // Names: the last one given wins, as in one pass.
+  for (auto& [pid, name] : seg.process_) process_[pid] = std::move(name);
+  for (auto& [key, name] : seg.thread_) thread_[key] = std::move(name);
+  for (Pending& p : seg.pending_) p.name = remap[p.name];
+  if (!pending_.empty()) done_.push_back(std::move(pending_));
+  pending_.clear();
+  done_.push_back(std::move(seg.pending_));
+  seg.pending_.clear();
+  fractional_ = fractional_ || seg.fractional_;
+  us_overflow_ = us_overflow_ || seg.us_overflow_;
+}
+
+JaxMapper::Lane JaxMapper::LaneOf(int64_t pid, int64_t tid) {
+  Lane lane;
+  auto proc = process_.find(pid);
+  if (proc == process_.end()) return lane;
+  std::tie(lane.kind, lane.device) = JaxDeviceOf(proc->second);
+  if (lane.kind == JaxDeviceKind::kNone) return lane;
+  auto line_it = thread_.find({pid, tid});
+  const std::string_view line = line_it != thread_.end() ? std::string_view(line_it->second) : "";
+  lane.stream = JaxStreamOf(line);
+  // A TPU (or a GPU trace without stream lines) shows its work as "XLA Ops".
+  lane.op_line = line == "XLA Ops" && !device_has_streams_[lane.device];
+  lane.steps_line = line == "Steps";
+  return lane;
+}
+
+void JaxMapper::Map(const Pending& p, const Lane& lane, bool ns_unit) {
   int64_t start = ns_unit ? p.ts_int : p.ts_us_ns;
   int64_t dur = ns_unit ? p.dur_int : p.dur_us_ns;
   if (!IsValid(start) || !IsValid(dur)) {
@@ -200,33 +312,27 @@ void JaxMapper::Map(const Pending& p, bool ns_unit) {
     t_.stats.Bump(ImportStat::time_out_of_range);
     return;
   }
-  auto proc = process_.find(p.pid);
-  const std::string_view pname = proc != process_.end() ? std::string_view(proc->second) : "";
-  auto line_it = thread_.find({p.pid, p.tid});
-  const std::string_view line = line_it != thread_.end() ? std::string_view(line_it->second) : "";
-  const auto [kind, device] = JaxDeviceOf(pname);
+  const int32_t device = lane.device;
   const std::string_view name = t_.Str(p.name);
 
-  if (kind != JaxDeviceKind::kNone) {
-    const int64_t stream = JaxStreamOf(line);
-    // A TPU (or a GPU trace without stream lines) shows its work as "XLA Ops".
-    const bool op_line = line == "XLA Ops" && !device_has_streams_[device];
-    if (IsValid(stream) || op_line) {
+  if (lane.kind != JaxDeviceKind::kNone) {
+    const int64_t stream = lane.stream;
+    if (IsValid(stream) || lane.op_line) {
       ++device_ops_;
       const int64_t sid = IsValid(stream) ? stream : p.tid;
-      if (IsValid(stream) && JaxContainsCi(name, "memcpy")) {
+      if (IsValid(stream) && p.memcpy_name) {
         model::MemcpyRow m;
         m.device_id = device;
         m.stream_id = sid;
         m.start_ns = start;
         m.end_ns = end;
         m.correlation_id = p.correlation_id;
-        m.copy_kind = JaxCopyKind(name);
+        m.copy_kind = p.copy_kind;
         if (m.copy_kind == model::CopyKind::kUnknown) t_.stats.Bump(ImportStat::unknown_memcpy_kind);
         t_.memcpys.Append(m);
         return;
       }
-      if (IsValid(stream) && JaxContainsCi(name, "memset")) {
+      if (IsValid(stream) && p.memset_name) {
         model::MemsetRow m;
         m.device_id = device;
         m.stream_id = sid;
@@ -243,21 +349,14 @@ void JaxMapper::Map(const Pending& p, bool ns_unit) {
       k.end_ns = end;
       k.name = p.name;
       k.correlation_id = p.correlation_id;
-      int32_t dims[3];
-      if (JaxDims(p.kernel_details, "grid:", dims)) {
-        k.grid_x = dims[0];
-        k.grid_y = dims[1];
-        k.grid_z = dims[2];
-      }
-      if (JaxDims(p.kernel_details, "block:", dims)) {
-        k.block_x = dims[0];
-        k.block_y = dims[1];
-        k.block_z = dims[2];
-      }
-      k.registers_per_thread = JaxToI32(JaxDetail(p.kernel_details, "regs:"));
-      const int64_t smem_s = JaxDetail(p.kernel_details, "static_shared:");
-      const int64_t smem_d = JaxDetail(p.kernel_details, "dynamic_shared:");
-      if (IsValid(smem_s) && IsValid(smem_d)) k.shared_mem_bytes = JaxToI32(smem_s + smem_d);
+      k.grid_x = p.grid[0];
+      k.grid_y = p.grid[1];
+      k.grid_z = p.grid[2];
+      k.block_x = p.block[0];
+      k.block_y = p.block[1];
+      k.block_z = p.block[2];
+      k.registers_per_thread = p.regs;
+      k.shared_mem_bytes = p.smem_bytes;
       t_.kernels.Append(k);
       return;
     }
@@ -270,7 +369,7 @@ void JaxMapper::Map(const Pending& p, bool ns_unit) {
     r.kind = RangeKind::kGpuUserAnnotation;
     r.device_id = device;
     r.tid = p.tid;
-    if (line == "Steps") {
+    if (lane.steps_line) {
       // xprof names a device's step events by their number.
       r.step = JaxToI32(IsValid(p.step_num) ? p.step_num : JaxLeadingInt(name));
       if (IsValid(r.step)) {
@@ -327,7 +426,23 @@ Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
   // (integers whose µs reading passes year 2262). displayTimeUnit is a
   // display hint, and xprof writes "ns" there over µs values.
   const bool ns_unit = us_overflow_ && !fractional_;
-  for (const Pending& p : pending_) Map(p, ns_unit);
+  std::unordered_map<std::pair<int64_t, int64_t>, Lane, LaneKeyHash> lanes;
+  std::pair<int64_t, int64_t> last_key{kMissingI64, kMissingI64};
+  const Lane* last = nullptr;
+  done_.push_back(std::move(pending_));
+  for (const std::vector<Pending>& chunk : done_) {
+    for (const Pending& p : chunk) {
+      const std::pair<int64_t, int64_t> key{p.pid, p.tid};
+      if (last == nullptr || key != last_key) {
+        auto it = lanes.find(key);
+        if (it == lanes.end()) it = lanes.emplace(key, LaneOf(p.pid, p.tid)).first;
+        last = &it->second;
+        last_key = key;
+      }
+      Map(p, *last, ns_unit);
+    }
+  }
+  done_.clear();
   pending_.clear();
 
   uint32_t gpus = 0, tpus = 0;
@@ -384,12 +499,11 @@ bool LooksLikeJaxTrace(std::string_view prefix) {
          prefix.find("\"/host:CPU") != std::string_view::npos;
 }
 
-Status ReadJaxTraceStream(InputStream& in, model::Trace& trace) {
-  JaxMapper m(trace);
+Status ReadJaxTraceStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
+  JaxMapping m(trace);
   ChromeDocument doc;
-  RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
-  return m.Finish(in.path(), doc);
+  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
+  return m.mapper().Finish(in.path(), doc);
 }
 
 Status JaxTraceImporter::Read(const SourceInfo& src, model::Trace& trace) {

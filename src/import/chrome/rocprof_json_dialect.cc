@@ -3,7 +3,9 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -102,19 +104,76 @@ struct RocFlowEnd {
   bool start;
 };
 
+// RocCall: what a HIP call's args text ("( kernel(f) numBlocks({z(1) y(1)
+// x(64}) dimBlocks(...) sharedMemBytes(0))") gives its GPU op, read on the
+// worker. hipLaunchKernel's numBlocks/dimBlocks (hipModuleLaunchKernel's
+// gridDim/blockDim in rocprof's text) are already in workgroups.
+struct RocCall {
+  bool has_grid = false, has_block = false;
+  int32_t grid[3] = {kMissingI32, kMissingI32, kMissingI32};
+  int32_t block[3] = {kMissingI32, kMissingI32, kMissingI32};
+  int64_t shared_mem = kMissingI64;
+  int64_t copy_bytes = kMissingI64;  // sizeBytes, else size
+  int64_t set_bytes = kMissingI64;   // sizeBytes
+};
+
+RocCall ReadRocCall(std::string_view text) {
+  RocCall c;
+  std::string_view g = RocCallArg(text, "numBlocks");
+  if (g.empty()) g = RocCallArg(text, "gridDim");
+  std::string_view b = RocCallArg(text, "dimBlocks");
+  if (b.empty()) b = RocCallArg(text, "blockDim");
+  c.has_grid = RocDims(g, c.grid);
+  c.has_block = RocDims(b, c.block);
+  c.shared_mem = RocInt(RocCallArg(text, "sharedMemBytes"));
+  c.set_bytes = RocInt(RocCallArg(text, "sizeBytes"));
+  c.copy_bytes = IsValid(c.set_bytes) ? c.set_bytes : RocInt(RocCallArg(text, "size"));
+  return c;
+}
+
+struct RocLaneHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+    return static_cast<size_t>((static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^
+                               (static_cast<uint64_t>(k.second) * 0xBF58476D1CE4E5B9ull));
+  }
+};
+
+// RocMapper: the mapping of the whole document (over the trace) or of one
+// segment (over its own part, on a worker); Absorb folds a segment's in.
+// Events become Pending records (process names may come last); Finish maps
+// them in file order and joins the flows.
 class RocMapper {
  public:
   explicit RocMapper(model::Trace& t) : t_(t) {}
   void Event(const ChromeEvent& ev);
+  // Absorb: `seg` holds the events that follow this mapper's in the file.
+  void Absorb(RocMapper& seg);
+  // Clear: forget the events seen, keeping buffers (a segment's, for reuse).
+  void Clear() {
+    process_.clear();
+    thread_.clear();
+    pending_.clear();
+    done_.clear();
+    calls_.clear();
+    flows_.clear();
+    counter_index_.clear();
+    counter_keys_.clear();
+    rocprof_v1_ = false;
+    counters_ = 0;
+  }
   Status Finish(const std::string& path, const ChromeDocument& doc);
 
  private:
   struct Pending {  // an X event waiting for the process names
     int64_t pid, tid, ts_ns, dur_ns, begin_ns, end_ns;
     StringId name;
-    std::string desc, call_args;
+    // Read from the event itself on the worker (Finish only places rows).
+    bool desc_copy, desc_fill, name_fill;  // args.desc "Copy...", "FillBuffer"; name "FillBuffer"
+    model::CopyKind copy_kind;             // from args.desc, else the name
+    uint32_t call;                         // index in calls_ of args.args, or kNoCall
     int64_t dev_id, stream_id, os_pid, grid_items[3], workgroup[3];
   };
+  static constexpr uint32_t kNoCall = 0xffffffffu;
   void Metadata(const ChromeEvent& ev);
   void Counter(const ChromeEvent& ev);
   void Map(const Pending& p);
@@ -125,10 +184,15 @@ class RocMapper {
   std::map<int64_t, std::string> process_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_;
   std::vector<Pending> pending_;
+  // Earlier pending records, in file order: a segment's are moved in whole
+  // (copying them into one vector was most of the reader thread's time).
+  std::vector<std::vector<Pending>> done_;
+  std::vector<RocCall> calls_;  // the pending events' args.args, read
   std::vector<RocFlowEnd> flows_;
-  std::map<std::pair<int64_t, int64_t>, std::vector<RocSpan>> lanes_;
+  std::unordered_map<std::pair<int64_t, int64_t>, std::vector<RocSpan>, RocLaneHash> lanes_;
   std::map<std::string, size_t> counter_index_;
-  std::map<uint32_t, std::string> call_args_;  // API row -> rocprof's args text
+  std::vector<std::string> counter_keys_;  // the key of each t_.counters series
+  std::vector<uint32_t> call_of_api_;  // API row -> its call in calls_ (kNoCall: none)
   bool rocprof_v1_ = false;  // args.BeginNs seen: ns times on the HSA clock
   uint64_t counters_ = 0;
 };
@@ -160,6 +224,7 @@ void RocMapper::Counter(const ChromeEvent& ev) {
     std::string key = std::string(ev.name) + "\x1f" + std::string(a.key);
     auto [it, added] = counter_index_.try_emplace(key, t_.counters.size());
     if (added) {
+      counter_keys_.push_back(key);
       model::CounterSeries s;
       s.name = t_.strings.Intern(ev.name == a.key ? ev.name : key.replace(ev.name.size(), 1, "."));
       // RPD's "sclk" is the GPU shader clock in MHz.
@@ -223,8 +288,16 @@ void RocMapper::Event(const ChromeEvent& ev) {
   p.end_ns = ev.ArgInt("EndNs");
   if (IsValid(p.begin_ns)) rocprof_v1_ = true;
   p.name = t_.strings.Intern(ev.name);
-  p.desc = std::string(ev.ArgText("desc"));
-  p.call_args = std::string(ev.ArgText("args"));
+  const std::string_view desc = ev.ArgText("desc"), call_args = ev.ArgText("args");
+  p.desc_copy = desc.rfind("Copy", 0) == 0;
+  p.desc_fill = desc == "FillBuffer";
+  p.name_fill = ev.name == "FillBuffer";
+  p.copy_kind = RocCopyKind(desc.empty() ? ev.name : desc);
+  p.call = kNoCall;
+  if (!call_args.empty()) {
+    p.call = static_cast<uint32_t>(calls_.size());
+    calls_.push_back(ReadRocCall(call_args));
+  }
   p.dev_id = ev.ArgInt("dev-id");
   p.stream_id = ev.ArgInt("stream-id");
   p.os_pid = ev.ArgInt("pid");
@@ -232,7 +305,73 @@ void RocMapper::Event(const ChromeEvent& ev) {
   p.grid_items[0] = ev.ArgInt("grid-size");
   p.workgroup[0] = ev.ArgInt("workgroup-size");
   p.grid_items[1] = p.grid_items[2] = p.workgroup[1] = p.workgroup[2] = kMissingI64;
-  pending_.push_back(std::move(p));
+  pending_.push_back(p);
+}
+
+// RocSegment: a worker's mapper with the part it fills.
+struct RocSegment final : ChromeSegmentMapper {
+  model::Trace part;
+  RocMapper mapper{part};
+  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
+  void Reset() override {
+    ResetChromePart(part);
+    mapper.Clear();
+  }
+};
+
+class RocMapping final : public ChromeMapping {
+ public:
+  explicit RocMapping(model::Trace& t) : mapper_(t) {}
+  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
+  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
+    return std::make_unique<RocSegment>();
+  }
+  // (Rows are made in Finish: nothing to grow here.)
+  void Merge(ChromeSegmentMapper& seg, double) override { mapper_.Absorb(static_cast<RocSegment&>(seg).mapper); }
+  RocMapper& mapper() { return mapper_; }
+
+ private:
+  RocMapper mapper_;
+};
+
+void RocMapper::Absorb(RocMapper& seg) {
+  const model::Trace& part = seg.t_;
+  std::vector<StringId> remap(part.strings.size());
+  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  t_.stats.Merge(part.stats);
+  // Names: the last one given wins, as in one pass.
+  for (auto& [pid, name] : seg.process_) process_[pid] = std::move(name);
+  for (auto& [key, name] : seg.thread_) thread_[key] = std::move(name);
+  const auto calls0 = static_cast<uint32_t>(calls_.size());
+  calls_.insert(calls_.end(), seg.calls_.begin(), seg.calls_.end());
+  for (Pending& p : seg.pending_) {
+    p.name = remap[p.name];
+    if (p.call != kNoCall) p.call += calls0;
+  }
+  if (!pending_.empty()) done_.push_back(std::move(pending_));
+  pending_.clear();
+  done_.push_back(std::move(seg.pending_));
+  seg.pending_.clear();
+  flows_.insert(flows_.end(), seg.flows_.begin(), seg.flows_.end());
+  // Counter series by key: a key first seen in the segment starts a series.
+  for (size_t i = 0; i < part.counters.size(); ++i) {
+    const model::CounterSeries& src = part.counters[i];
+    auto [it, added] = counter_index_.try_emplace(seg.counter_keys_[i], t_.counters.size());
+    if (added) {
+      counter_keys_.push_back(seg.counter_keys_[i]);
+      model::CounterSeries m;
+      m.name = remap[src.name];
+      m.kind = src.kind;
+      m.unit = src.unit;
+      m.source = remap[src.source];
+      t_.counters.push_back(std::move(m));
+    }
+    model::CounterSeries& dst = t_.counters[it->second];
+    dst.ts_ns.insert(dst.ts_ns.end(), src.ts_ns.begin(), src.ts_ns.end());
+    dst.value.insert(dst.value.end(), src.value.begin(), src.value.end());
+  }
+  rocprof_v1_ = rocprof_v1_ || seg.rocprof_v1_;
+  counters_ += seg.counters_;
 }
 
 void RocMapper::Map(const Pending& p) {
@@ -260,18 +399,18 @@ void RocMapper::Map(const Pending& p) {
   RocSpan span{p.ts_ns, p.ts_ns + dur, RocTable::kRange, 0};
   if (IsValid(gpu) || pname == "COPY") {
     const std::string_view name = t_.Str(p.name);
-    const bool copy = pname == "COPY" || p.desc.rfind("Copy", 0) == 0;
+    const bool copy = pname == "COPY" || p.desc_copy;
     const int32_t device = IsValid(p.dev_id) ? RocToI32(p.dev_id) : gpu;
     if (!IsValid(device)) t_.stats.Bump(ImportStat::missing_device);
     const int64_t stream = IsValid(p.stream_id) ? p.stream_id : p.tid;
-    if (copy || p.desc == "FillBuffer" || name == "FillBuffer") {
+    if (copy || p.desc_fill || p.name_fill) {
       if (copy) {
         model::MemcpyRow m;
         m.device_id = device;
         m.stream_id = stream;
         m.start_ns = start;
         m.end_ns = end;
-        m.copy_kind = RocCopyKind(p.desc.empty() ? name : std::string_view(p.desc));
+        m.copy_kind = p.copy_kind;
         if (m.copy_kind == model::CopyKind::kUnknown) t_.stats.Bump(ImportStat::unknown_memcpy_kind);
         m.pid = RocToI32(p.os_pid);
         span.table = RocTable::kMemcpy;
@@ -311,7 +450,10 @@ void RocMapper::Map(const Pending& p) {
       a.name = p.name;
       span.table = RocTable::kApi;
       span.row = t_.api_calls.Append(a);
-      if (!p.call_args.empty()) call_args_[span.row] = p.call_args;
+      if (p.call != kNoCall) {
+        if (call_of_api_.size() <= span.row) call_of_api_.resize(span.row + 1, kNoCall);
+        call_of_api_[span.row] = p.call;
+      }
     } else {
       model::RangeRow r;  // roctx and other host ranges
       r.pid = RocToI32(p.pid);
@@ -348,43 +490,33 @@ void RocMapper::Join(const RocSpan& api, const RocSpan& op, int64_t id) {
   if (api.table != RocTable::kApi) return;
   if (!IsValid(t_.api_calls.correlation_id[api.row])) t_.api_calls.correlation_id[api.row] = id;
   const int64_t corr = t_.api_calls.correlation_id[api.row];
-  auto args = call_args_.find(api.row);
-  std::string_view text = args != call_args_.end() ? std::string_view(args->second) : "";
+  static const RocCall kNone;
+  const uint32_t call = api.row < call_of_api_.size() ? call_of_api_[api.row] : kNoCall;
+  const RocCall& c = call != kNoCall ? calls_[call] : kNone;
   switch (op.table) {
     case RocTable::kKernel: {
       t_.kernels.correlation_id[op.row] = corr;
-      // hipLaunchKernel's numBlocks/dimBlocks (hipModuleLaunchKernel's
-      // gridDim/blockDim in rocprof's text) are already in workgroups.
-      int32_t grid[3], block[3];
-      std::string_view g = RocCallArg(text, "numBlocks");
-      if (g.empty()) g = RocCallArg(text, "gridDim");
-      std::string_view b = RocCallArg(text, "dimBlocks");
-      if (b.empty()) b = RocCallArg(text, "blockDim");
-      if (!IsValid(t_.kernels.grid_x[op.row]) && RocDims(g, grid)) {
-        t_.kernels.grid_x[op.row] = grid[0];
-        t_.kernels.grid_y[op.row] = grid[1];
-        t_.kernels.grid_z[op.row] = grid[2];
+      if (!IsValid(t_.kernels.grid_x[op.row]) && c.has_grid) {
+        t_.kernels.grid_x[op.row] = c.grid[0];
+        t_.kernels.grid_y[op.row] = c.grid[1];
+        t_.kernels.grid_z[op.row] = c.grid[2];
       }
-      if (!IsValid(t_.kernels.block_x[op.row]) && RocDims(b, block)) {
-        t_.kernels.block_x[op.row] = block[0];
-        t_.kernels.block_y[op.row] = block[1];
-        t_.kernels.block_z[op.row] = block[2];
+      if (!IsValid(t_.kernels.block_x[op.row]) && c.has_block) {
+        t_.kernels.block_x[op.row] = c.block[0];
+        t_.kernels.block_y[op.row] = c.block[1];
+        t_.kernels.block_z[op.row] = c.block[2];
       }
-      int64_t smem = RocInt(RocCallArg(text, "sharedMemBytes"));
-      if (IsValid(smem)) t_.kernels.shared_mem_bytes[op.row] = RocToI32(smem);
+      if (IsValid(c.shared_mem)) t_.kernels.shared_mem_bytes[op.row] = RocToI32(c.shared_mem);
       break;
     }
     case RocTable::kMemcpy: {
       t_.memcpys.correlation_id[op.row] = corr;
-      int64_t bytes = RocInt(RocCallArg(text, "sizeBytes"));
-      if (!IsValid(bytes)) bytes = RocInt(RocCallArg(text, "size"));
-      if (IsValid(bytes) && bytes >= 0) t_.memcpys.bytes[op.row] = bytes;
+      if (IsValid(c.copy_bytes) && c.copy_bytes >= 0) t_.memcpys.bytes[op.row] = c.copy_bytes;
       break;
     }
     case RocTable::kMemset: {
       t_.memsets.correlation_id[op.row] = corr;
-      int64_t bytes = RocInt(RocCallArg(text, "sizeBytes"));
-      if (IsValid(bytes) && bytes >= 0) t_.memsets.bytes[op.row] = bytes;
+      if (IsValid(c.set_bytes) && c.set_bytes >= 0) t_.memsets.bytes[op.row] = c.set_bytes;
       break;
     }
     default:
@@ -393,27 +525,38 @@ void RocMapper::Join(const RocSpan& api, const RocSpan& op, int64_t id) {
 }
 
 Status RocMapper::Finish(const std::string& path, const ChromeDocument& doc) {
-  for (const Pending& p : pending_) Map(p);
+  done_.push_back(std::move(pending_));
+  for (const std::vector<Pending>& chunk : done_)
+    for (const Pending& p : chunk) Map(p);
+  done_.clear();
   pending_.clear();
   for (auto& [lane, spans] : lanes_)
     std::stable_sort(spans.begin(), spans.end(),
                      [](const RocSpan& a, const RocSpan& b) { return a.ts_ns < b.ts_ns; });
   // A flow's start sits on (or inside) the HIP call, its end at the GPU op's start.
-  std::map<int64_t, RocSpan> api_of;
-  std::map<int64_t, std::vector<RocSpan>> ops_of;
+  std::unordered_map<int64_t, RocSpan> api_of;  // the first start of each flow id
+  api_of.reserve(flows_.size() / 2 + 1);
+  struct OpEnd {
+    int64_t id;
+    RocSpan op;
+  };
+  std::vector<OpEnd> ops_of;
+  ops_of.reserve(flows_.size() / 2 + 1);
   for (const RocFlowEnd& f : flows_) {
     const RocSpan* s = Find(f.pid, f.tid, f.ts_ns, true);
     if (s == nullptr) continue;
     if (f.start) {
       api_of.emplace(f.id, *s);
     } else {
-      ops_of[f.id].push_back(*s);
+      ops_of.push_back({f.id, *s});
     }
   }
-  for (const auto& [id, ops] : ops_of) {
-    auto api = api_of.find(id);
+  // By flow id, then file order (a call's first id is the one it keeps).
+  std::stable_sort(ops_of.begin(), ops_of.end(), [](const OpEnd& a, const OpEnd& b) { return a.id < b.id; });
+  for (const OpEnd& o : ops_of) {
+    auto api = api_of.find(o.id);
     if (api == api_of.end()) continue;
-    for (const RocSpan& op : ops) Join(api->second, op, id);
+    Join(api->second, o.op, o.id);
   }
   uint64_t unlinked = 0;
   for (size_t i = 0; i < t_.kernels.size(); ++i) unlinked += !IsValid(t_.kernels.correlation_id[i]);
@@ -468,12 +611,11 @@ bool LooksLikeRocprofJson(std::string_view prefix) {
          has("\"COPY\"");
 }
 
-Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace) {
-  RocMapper m(trace);
+Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
+  RocMapping m(trace);
   ChromeDocument doc;
-  RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
-  return m.Finish(in.path(), doc);
+  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
+  return m.mapper().Finish(in.path(), doc);
 }
 
 Status RocprofJsonImporter::Read(const SourceInfo& src, model::Trace& trace) {

@@ -1,10 +1,10 @@
 // PyTorch legacy autograd-profiler Chrome trace (chrome_dialects.h).
 #include <charconv>
 #include <limits>
-#include <map>
+#include <memory>
 #include <string>
-#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -63,30 +63,174 @@ bool LegacyTimes(const ChromeEvent& ev, model::ImportStats& stats, int64_t* star
   return true;
 }
 
+// LegacyKey: a kernel's place, where its flow's end meets it: (device tid,
+// start, name).
+struct LegacyKey {
+  int64_t tid, start_ns;
+  StringId name;
+  bool operator==(const LegacyKey&) const = default;
+};
+// LegacyMix: splitmix64's finalizer (every bit of x reaches the low bits,
+// which LegacyTable's mask keeps; times are multiples of 1000 ns).
+inline uint64_t LegacyMix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+struct LegacyKeyHash {
+  size_t operator()(const LegacyKey& k) const {
+    return static_cast<size_t>(
+        LegacyMix(static_cast<uint64_t>(k.start_ns) ^ LegacyMix(static_cast<uint64_t>(k.tid) ^
+                                                                (uint64_t{k.name} << 32))));
+  }
+};
+
+// LegacyTable: an open-addressing map from a key to its last value, for the
+// joins Finish makes over every kernel. Why: std::unordered_map's node per
+// entry made the join a fifth of the legacy import's reader-thread time.
+template <class K, class Hash>
+class LegacyTable {
+ public:
+  explicit LegacyTable(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    slots_.assign(cap, kEmpty);
+    mask_ = cap - 1;
+  }
+  // Put: `key` maps to `value` (a later Put of the same key wins).
+  void Put(const K& key, int64_t value) {
+    uint32_t& slot = Slot(key);
+    if (slot == kEmpty) {
+      slot = static_cast<uint32_t>(keys_.size());
+      keys_.push_back(key);
+      values_.push_back(value);
+      taken_.push_back(false);
+    } else {
+      values_[slot] = value;
+    }
+  }
+  // Find: the value of `key`, or nullptr.
+  const int64_t* Find(const K& key) {
+    const uint32_t slot = Slot(key);
+    return slot == kEmpty ? nullptr : &values_[slot];
+  }
+  // Take: as Find, but only once per key.
+  const int64_t* Take(const K& key) {
+    const uint32_t slot = Slot(key);
+    if (slot == kEmpty || taken_[slot]) return nullptr;
+    taken_[slot] = true;
+    return &values_[slot];
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xffffffffu;
+  uint32_t& Slot(const K& key) {
+    for (size_t i = Hash()(key) & mask_;; i = (i + 1) & mask_)
+      if (slots_[i] == kEmpty || keys_[slots_[i]] == key) return slots_[i];
+  }
+  std::vector<uint32_t> slots_;
+  size_t mask_ = 0;
+  std::vector<K> keys_;
+  std::vector<int64_t> values_;
+  std::vector<bool> taken_;
+};
+
+struct LegacyIdHash {
+  size_t operator()(int64_t id) const { return static_cast<size_t>(LegacyMix(static_cast<uint64_t>(id))); }
+};
+
+// LegacyMapper: the mapping of the whole document (over the trace) or of one
+// segment (over its own part, on a worker: segment_ true); Absorb folds a
+// segment's mapper in as if its events had come to Event here.
 class LegacyMapper {
  public:
-  explicit LegacyMapper(model::Trace& t) : t_(t) {}
+  explicit LegacyMapper(model::Trace& t, bool segment = false) : t_(t), segment_(segment) {}
   void Event(const ChromeEvent& ev);
+  // Absorb: `seg` holds the events that follow this mapper's in the file;
+  // growth: for Trace::AppendEventsFrom.
+  void Absorb(LegacyMapper& seg, double growth);
+  // Clear: forget the events seen, keeping buffers (a segment's, for reuse).
+  void Clear() {
+    last_op_.clear();
+    flow_starts_.clear();
+    kernel_flows_.clear();
+    kernel_rows_.clear();
+    steps_ = 0;
+    cuda_pid_ = false;
+    device_flows_ = 0;
+  }
   Status Finish(const std::string& path, const ChromeDocument& doc);
 
  private:
   struct OpAt {
     uint32_t row;
     int64_t start_ns;
-    StringId name;
   };
-  using KernelKey = std::tuple<int64_t, int64_t, StringId>;  // device, start, name
+  // FlowStart: an "s" event's link: flow id -> the launching op's external
+  // id. In a segment, one whose tid has no op yet in the segment waits for
+  // the merge (deferred), where the ops before the segment are known.
+  struct FlowStart {
+    int64_t id, ext;
+    int64_t tid = 0, ts_ns = 0;
+    bool deferred = false;
+  };
+  struct KeyedRow {
+    LegacyKey key;
+    uint32_t row;
+  };
+  struct KeyedFlow {
+    LegacyKey key;
+    int64_t id;
+  };
 
   void Complete(const ChromeEvent& ev);
+  // Launched: the flow `id` starts at `op`; its external id (the op's, set
+  // by the first flow it starts).
+  int64_t Launched(const OpAt& op, int64_t id) {
+    int64_t& ext = t_.ranges.external_id[op.row];
+    if (!IsValid(ext)) ext = id;
+    return ext;
+  }
 
   model::Trace& t_;
+  const bool segment_;
   std::unordered_map<int64_t, OpAt> last_op_;  // tid -> the latest op range
-  std::map<int64_t, int64_t> flow_external_;   // flow id -> the launching op's external id
-  std::map<KernelKey, int64_t> flow_at_kernel_;
-  std::map<KernelKey, std::vector<uint32_t>> kernel_rows_;
+  // In file order; Finish joins them (later flows win, as a map would keep).
+  std::vector<FlowStart> flow_starts_;
+  std::vector<KeyedFlow> kernel_flows_;  // "f" events: (device, ts, name) -> flow id
+  std::vector<KeyedRow> kernel_rows_;
   uint64_t steps_ = 0;
   bool cuda_pid_ = false;  // any event on "CUDA functions"
   uint64_t device_flows_ = 0;  // flow starts of cat "cpu_to_<device>"
+};
+
+// LegacySegment: a worker's mapper with the part it fills.
+struct LegacySegment final : ChromeSegmentMapper {
+  model::Trace part;
+  LegacyMapper mapper{part, true};
+  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
+  void Reset() override {
+    ResetChromePart(part);
+    mapper.Clear();
+  }
+};
+
+class LegacyMapping final : public ChromeMapping {
+ public:
+  explicit LegacyMapping(model::Trace& t) : mapper_(t) {}
+  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
+  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
+    return std::make_unique<LegacySegment>();
+  }
+  void Merge(ChromeSegmentMapper& seg, double growth) override {
+    mapper_.Absorb(static_cast<LegacySegment&>(seg).mapper, growth);
+  }
+  LegacyMapper& mapper() { return mapper_; }
+
+ private:
+  LegacyMapper mapper_;
 };
 
 void LegacyMapper::Event(const ChromeEvent& ev) {
@@ -104,17 +248,20 @@ void LegacyMapper::Event(const ChromeEvent& ev) {
       if (ev.cat.substr(0, 7) == "cpu_to_") ++device_flows_;
       if (!IsValid(ev.id.num) || !IsValid(ev.ts_ns)) return;
       auto it = last_op_.find(ev.tid.num);
-      if (it == last_op_.end() || it->second.start_ns != ev.ts_ns) return;
+      if (it == last_op_.end()) {
+        // The op that launched it, if any, is before this segment.
+        if (segment_) flow_starts_.push_back({ev.id.num, kMissingI64, ev.tid.num, ev.ts_ns, true});
+        return;
+      }
+      if (it->second.start_ns != ev.ts_ns) return;
       // The op that launched it: its external id is the first flow it starts.
-      int64_t& ext = t_.ranges.external_id[it->second.row];
-      if (!IsValid(ext)) ext = ev.id.num;
-      flow_external_[ev.id.num] = ext;
+      flow_starts_.push_back({ev.id.num, Launched(it->second, ev.id.num)});
       return;
     }
     case 'f':
       t_.stats.Bump(ImportStat::flow_event);
       if (!IsValid(ev.id.num) || !IsValid(ev.ts_ns)) return;
-      flow_at_kernel_[{ev.tid.num, ev.ts_ns, t_.strings.Intern(ev.name)}] = ev.id.num;
+      kernel_flows_.push_back({{ev.tid.num, ev.ts_ns, t_.strings.Intern(ev.name)}, ev.id.num});
       return;
     case 'M':
       t_.stats.Bump(ImportStat::metadata_event);
@@ -136,7 +283,7 @@ void LegacyMapper::Complete(const ChromeEvent& ev) {
     k.end_ns = end;
     k.name = t_.strings.Intern(ev.name);
     uint32_t row = t_.kernels.Append(k);
-    kernel_rows_[{ev.tid.num, start, k.name}].push_back(row);
+    kernel_rows_.push_back({{ev.tid.num, start, k.name}, row});
     return;
   }
   model::RangeRow r;
@@ -152,23 +299,52 @@ void LegacyMapper::Complete(const ChromeEvent& ev) {
                : RangeKind::kCpuOp;
   if (IsValid(r.step)) ++steps_;
   uint32_t row = t_.ranges.Append(r);
-  last_op_[ev.tid.num] = OpAt{row, start, r.name};
+  last_op_[ev.tid.num] = OpAt{row, start};
+}
+
+void LegacyMapper::Absorb(LegacyMapper& seg, double growth) {
+  const model::Trace& part = seg.t_;
+  std::vector<StringId> remap(part.strings.size());
+  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  const auto ranges0 = static_cast<uint32_t>(t_.ranges.size());
+  const auto kernels0 = static_cast<uint32_t>(t_.kernels.size());
+  t_.AppendEventsFrom(part, remap, growth);
+  t_.stats.Merge(part.stats);
+  // Deferred flow starts meet the ops before the segment (last_op_ as it
+  // stands before the segment's own ops are folded in).
+  for (const FlowStart& f : seg.flow_starts_) {
+    if (!f.deferred) {
+      flow_starts_.push_back(f);
+      continue;
+    }
+    auto it = last_op_.find(f.tid);
+    if (it == last_op_.end() || it->second.start_ns != f.ts_ns) continue;
+    flow_starts_.push_back({f.id, Launched(it->second, f.id)});
+  }
+  for (const auto& [tid, op] : seg.last_op_) last_op_[tid] = OpAt{op.row + ranges0, op.start_ns};
+  for (const KeyedFlow& f : seg.kernel_flows_)
+    kernel_flows_.push_back({{f.key.tid, f.key.start_ns, remap[f.key.name]}, f.id});
+  for (const KeyedRow& k : seg.kernel_rows_)
+    kernel_rows_.push_back({{k.key.tid, k.key.start_ns, remap[k.key.name]}, k.row + kernels0});
+  steps_ += seg.steps_;
+  cuda_pid_ = cuda_pid_ || seg.cuda_pid_;
+  device_flows_ += seg.device_flows_;
 }
 
 Status LegacyMapper::Finish(const std::string& path, const ChromeDocument& doc) {
-  // Kernels meet their flow's end at (device, start, name).
+  // Kernels meet their flow's end at (device, start, name): the first kernel
+  // there takes the last flow that ends there.
+  LegacyTable<int64_t, LegacyIdHash> flow_external(flow_starts_.size());  // flow id -> op's external id
+  for (const FlowStart& f : flow_starts_) flow_external.Put(f.id, f.ext);
+  LegacyTable<LegacyKey, LegacyKeyHash> flow_at(kernel_flows_.size());
+  for (const KeyedFlow& f : kernel_flows_) flow_at.Put(f.key, f.id);
   uint64_t linked = 0;
-  for (const auto& [key, id] : flow_at_kernel_) {
-    auto rows = kernel_rows_.find(key);
-    if (rows == kernel_rows_.end()) continue;
-    auto ext = flow_external_.find(id);
-    for (uint32_t row : rows->second) {
-      if (IsValid(t_.kernels.correlation_id[row])) continue;
-      t_.kernels.correlation_id[row] = id;
-      if (ext != flow_external_.end()) t_.kernels.external_id[row] = ext->second;
-      ++linked;
-      break;
-    }
+  for (const KeyedRow& k : kernel_rows_) {
+    const int64_t* id = flow_at.Take(k.key);  // one kernel per place
+    if (id == nullptr) continue;
+    t_.kernels.correlation_id[k.row] = *id;
+    if (const int64_t* ext = flow_external.Find(*id)) t_.kernels.external_id[k.row] = *ext;
+    ++linked;
   }
   if (t_.kernels.size() > linked)
     t_.stats.Bump(ImportStat::missing_correlation, t_.kernels.size() - linked);
@@ -212,12 +388,11 @@ bool LooksLikeTorchLegacy(std::string_view prefix) {
          prefix.find("\"CUDA functions\"") != std::string_view::npos;
 }
 
-Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace) {
-  LegacyMapper m(trace);
+Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
+  LegacyMapping m(trace);
   ChromeDocument doc;
-  RETURN_IF_ERROR(
-      ReadChromeTrace(in, trace.stats, &doc, [&m](const ChromeEvent& ev) { m.Event(ev); }, &trace));
-  return m.Finish(in.path(), doc);
+  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
+  return m.mapper().Finish(in.path(), doc);
 }
 
 Status TorchLegacyImporter::Read(const SourceInfo& src, model::Trace& trace) {
