@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "import/registry.h"
@@ -15,6 +17,7 @@
 #include "import/rocm/rocm_sqlite_importer.h"
 #include "import/rocm/rocprof_csv_importer.h"
 #include "import/sqlite_kind.h"
+#include "model/trace_compare.h"
 
 namespace gpuwhy::import {
 namespace {
@@ -586,6 +589,40 @@ INSERT INTO COPY VALUES (310, 880, 4, 0, 'CopyDeviceToHost', 9, 9, '', 0, 2, '',
   EXPECT_EQ(t.memcpys.Get(0).copy_kind, model::CopyKind::kDtoH);
   ASSERT_EQ(t.api_calls.size(), 2u);
   EXPECT_EQ(t.api_calls.Get(0).correlation_id, 1);
+}
+
+TEST(RocprofV1Db, ApiTablesReadOnASecondConnectionGiveTheOnePassModel) {
+  // From a file the HIP/HSA tables are read meanwhile on their own
+  // connection and appended; from an image (no path) in one pass. Names
+  // shared between the tables, an HSA table and rows without times check the
+  // string order and the counters.
+  std::string sql = std::string(kV1Schema) +
+                    R"sql(CREATE TABLE HSA ("BeginNs" INTEGER, "EndNs" INTEGER, "pid" INTEGER,
+  "tid" INTEGER, "Name" TEXT, "args" TEXT, "Index" INTEGER);
+BEGIN;
+)sql";
+  for (int i = 0; i < 500; ++i) {
+    const std::string b = std::to_string(1000 + i * 100), e = std::to_string(1050 + i * 100);
+    const std::string name = i % 3 == 0 ? "'shared_name'" : "'k" + std::to_string(i % 7) + "(int) [clone .kd]'";
+    sql += "INSERT INTO OPS VALUES (" + b + ", " + e + ", 0, 0, " + name + ", 9, 9, '', 0, " +
+           std::to_string(i) + ", '', 1, 0, 50);\n";
+    sql += "INSERT INTO HIP VALUES (" + (i % 50 == 0 ? std::string("NULL") : b) + ", " + e + ", 9, 9, " +
+           (i % 3 == 0 ? "'shared_name'" : "'hipLaunchKernel'") + ", '', " + std::to_string(i) +
+           ", '', 2, 9, 50);\n";
+    if (i % 10 == 0)
+      sql += "INSERT INTO HSA VALUES (" + b + ", " + e + ", 9, 9, 'hsa_signal_wait', '', " +
+             std::to_string(i) + ");\n";
+  }
+  RocmTempDb db(sql + "COMMIT;");
+  model::Trace from_file, from_image;
+  ASSERT_TRUE(ReadRocmSqlite(db.path(), from_file).ok());
+  std::ifstream f(db.path(), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(ReadRocmSqliteImage(bytes, db.path(), from_image).ok());
+  from_image.info.source_path = db.path();  // set by the file reader only
+  EXPECT_EQ(model::DescribeDifference(from_image, from_file), "");
+  EXPECT_EQ(from_file.api_calls.size(), 490u + 50u);
+  EXPECT_EQ(from_file.stats.Get(model::ImportStat::missing_ts), 10u);
 }
 
 TEST(RocprofV1Db, EmptyTablesHoldNothing) {

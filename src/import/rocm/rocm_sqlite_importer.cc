@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -927,65 +928,24 @@ Status RpdReader::Run() {
 
 // ---- rocprof v1 results.db -------------------------------------------------
 
-Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan) {
-  t.info.format = "rocprof-v1-db";
-  t.info.clock = "hsa_system";
-  uint64_t rows = 0;
-  auto interval = [&](const SqliteArgs& a, int64_t* s, int64_t* e) {
-    *s = a.I64(0);
-    *e = a.I64(1);
-    if (!IsValid(*s) || !IsValid(*e) || !rocm::TimeOk(*s) || !rocm::TimeOk(*e)) {
-      t.stats.Bump(ImportStat::missing_ts);
-      return false;
-    }
-    if (*e < *s) {
-      t.stats.Bump(ImportStat::negative_dur);
-      *e = *s;
-    }
-    return true;
-  };
-  // GPU ops: OPS holds kernels (and copies in some releases), COPY copies.
-  for (std::string_view table : {"OPS", "COPY", "KERN"}) {
-    if (!db.HasTable(table)) continue;
-    std::vector<std::string> cols = db.Columns(table);
-    if (RocmSqlCol(cols, "BeginNs") == "NULL") continue;  // KERN with names only
-    std::string args = fmt::format("BeginNs, EndNs, {}, {}, {}, {}, {}", RocmSqlCol(cols, "dev-id"),
-                                   RocmSqlCol(cols, "queue-id"), RocmSqlCol(cols, "Name"),
-                                   RocmSqlCol(cols, "Index"), RocmSqlCol(cols, "pid"));
-    RETURN_IF_ERROR(db.ScanRows(args, RocmQuoted(table), table, [&](const SqliteArgs& a) {
-      int64_t s, e;
-      if (!interval(a, &s, &e)) return;
-      std::string_view name = a.Text(4);
-      // Kernel names are long: only a Copy* name can be a copy.
-      model::CopyKind kind = (table == "COPY" || name.rfind("Copy", 0) == 0)
-                                 ? rocm::CopyKindOfDirection(name)
-                                 : model::CopyKind::kUnknown;
-      if (table == "COPY" || kind != model::CopyKind::kUnknown) {
-        model::MemcpyRow m;
-        m.start_ns = s;
-        m.end_ns = e;
-        m.device_id = a.I32(2);
-        m.stream_id = a.I64(3);
-        m.copy_kind = kind;
-        if (kind == model::CopyKind::kUnknown) t.stats.Bump(ImportStat::unknown_memcpy_kind);
-        m.correlation_id = a.I64(5);
-        m.pid = a.I32(6);
-        t.memcpys.Append(m);
-        if (scan) ++scan->copy_rows;
-        return;
-      }
-      model::KernelRow k;
-      k.start_ns = s;
-      k.end_ns = e;
-      k.device_id = a.I32(2);
-      k.stream_id = a.I64(3);
-      k.name = t.strings.Intern(rocm::StemOf(name));
-      k.correlation_id = a.I64(5);
-      t.kernels.Append(k);
-      if (IsValid(a.I32(6))) t.kernels.pid.Set(t.kernels.size() - 1, a.I32(6));
-      if (scan) ++scan->kernel_rows;
-    }, &rows));
+// RocprofV1Interval: BeginNs/EndNs (args 0 and 1) checked; false (counted in
+// `stats`) when the row has no usable interval.
+bool RocprofV1Interval(const SqliteArgs& a, model::ImportStats& stats, int64_t* s, int64_t* e) {
+  *s = a.I64(0);
+  *e = a.I64(1);
+  if (!IsValid(*s) || !IsValid(*e) || !rocm::TimeOk(*s) || !rocm::TimeOk(*e)) {
+    stats.Bump(ImportStat::missing_ts);
+    return false;
   }
+  if (*e < *s) {
+    stats.Bump(ImportStat::negative_dur);
+    *e = *s;
+  }
+  return true;
+}
+
+// RocprofV1Api: the HIP and HSA tables of `db` into `t`'s API rows.
+Status RocprofV1Api(const SqliteDb& db, model::Trace& t, uint64_t* api_rows, uint64_t* rows) {
   for (std::string_view table : {"HIP", "HSA"}) {
     if (!db.HasTable(table)) continue;
     std::vector<std::string> cols = db.Columns(table);
@@ -995,7 +955,7 @@ Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan
                                    RocmSqlCol(cols, "Index"));
     RETURN_IF_ERROR(db.ScanRows(args, RocmQuoted(table), table, [&](const SqliteArgs& a) {
       int64_t s, e;
-      if (!interval(a, &s, &e)) return;
+      if (!RocprofV1Interval(a, t.stats, &s, &e)) return;
       model::ApiRow r;
       r.start_ns = s;
       r.end_ns = e;
@@ -1005,9 +965,101 @@ Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan
       r.correlation_id = a.I64(5);
       r.kind = table == "HIP" ? model::ApiKind::kRuntime : model::ApiKind::kDriver;
       t.api_calls.Append(r);
-      if (scan) ++scan->api_rows;
-    }, &rows));
+      ++*api_rows;
+    }, rows));
   }
+  return Status::Ok();
+}
+
+Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan) {
+  t.info.format = "rocprof-v1-db";
+  t.info.clock = "hsa_system";
+  uint64_t rows = 0;
+  // The API tables are as long as the GPU-op tables (one call per launch):
+  // on a file and two cores a second connection reads them meanwhile into a
+  // part that is appended after the GPU ops, which is where one pass puts
+  // them (tables are separate, strings interned in the same order).
+  struct ApiPart {
+    model::Trace part;
+    uint64_t api_rows = 0, rows = 0;
+    Status status;
+    std::thread th;
+    ~ApiPart() {
+      if (th.joinable()) th.join();
+    }
+  } api;
+  if (!db.in_memory() && std::thread::hardware_concurrency() >= 2 &&
+      (db.HasTable("HIP") || db.HasTable("HSA"))) {
+    try {
+      api.th = std::thread([&api, path = db.path()] {
+        Result<SqliteDb> own = SqliteDb::OpenReadOnly(path);
+        api.status = own.ok() ? RocprofV1Api(*own, api.part, &api.api_rows, &api.rows) : own.status();
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: one pass below.
+    }
+  }
+  // GPU ops: OPS holds kernels (and copies in some releases), COPY copies.
+  Status ops_status = [&]() -> Status {
+    for (std::string_view table : {"OPS", "COPY", "KERN"}) {
+      if (!db.HasTable(table)) continue;
+      std::vector<std::string> cols = db.Columns(table);
+      if (RocmSqlCol(cols, "BeginNs") == "NULL") continue;  // KERN with names only
+      std::string args = fmt::format("BeginNs, EndNs, {}, {}, {}, {}, {}", RocmSqlCol(cols, "dev-id"),
+                                     RocmSqlCol(cols, "queue-id"), RocmSqlCol(cols, "Name"),
+                                     RocmSqlCol(cols, "Index"), RocmSqlCol(cols, "pid"));
+      RETURN_IF_ERROR(db.ScanRows(args, RocmQuoted(table), table, [&](const SqliteArgs& a) {
+        int64_t s, e;
+        if (!RocprofV1Interval(a, t.stats, &s, &e)) return;
+        std::string_view name = a.Text(4);
+        // Kernel names are long: only a Copy* name can be a copy.
+        model::CopyKind kind = (table == "COPY" || name.rfind("Copy", 0) == 0)
+                                   ? rocm::CopyKindOfDirection(name)
+                                   : model::CopyKind::kUnknown;
+        if (table == "COPY" || kind != model::CopyKind::kUnknown) {
+          model::MemcpyRow m;
+          m.start_ns = s;
+          m.end_ns = e;
+          m.device_id = a.I32(2);
+          m.stream_id = a.I64(3);
+          m.copy_kind = kind;
+          if (kind == model::CopyKind::kUnknown) t.stats.Bump(ImportStat::unknown_memcpy_kind);
+          m.correlation_id = a.I64(5);
+          m.pid = a.I32(6);
+          t.memcpys.Append(m);
+          if (scan) ++scan->copy_rows;
+          return;
+        }
+        model::KernelRow k;
+        k.start_ns = s;
+        k.end_ns = e;
+        k.device_id = a.I32(2);
+        k.stream_id = a.I64(3);
+        k.name = t.strings.Intern(rocm::StemOf(name));
+        k.correlation_id = a.I64(5);
+        t.kernels.Append(k);
+        if (IsValid(a.I32(6))) t.kernels.pid.Set(t.kernels.size() - 1, a.I32(6));
+        if (scan) ++scan->kernel_rows;
+      }, &rows));
+    }
+    return Status::Ok();
+  }();
+  uint64_t api_rows = 0;
+  if (api.th.joinable()) {
+    api.th.join();
+    RETURN_IF_ERROR(ops_status);  // the error one pass would have met first
+    RETURN_IF_ERROR(api.status);
+    std::vector<StringId> remap(api.part.strings.size());
+    for (StringId i = 0; i < remap.size(); ++i) remap[i] = t.strings.Intern(api.part.strings.Get(i));
+    t.AppendEventsFrom(api.part, remap);
+    t.stats.Merge(api.part.stats);
+    api_rows = api.api_rows;
+    rows += api.rows;
+  } else {
+    RETURN_IF_ERROR(ops_status);
+    RETURN_IF_ERROR(RocprofV1Api(db, t, &api_rows, &rows));
+  }
+  if (scan) scan->api_rows += api_rows;
   if (t.kernels.size() + t.memcpys.size() == 0)
     return InvalidInput(fmt::format(
         "{}: rocprof v1 results.db with {} API calls and no kernel or copy row (OPS / COPY "
