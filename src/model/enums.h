@@ -10,6 +10,10 @@ namespace gpuwhy::model {
 // kGoogle: TPUs (no GPU peak table applies to them).
 enum class Vendor : uint8_t { kUnknown = 0, kNvidia = 1, kAmd = 2, kIntel = 3, kGoogle = 4 };
 
+// DeviceNoun: what reports call a device of vendor `v`: "TPU" for kGoogle,
+// "GPU" otherwise (unknown included: every other source is a GPU tool).
+constexpr std::string_view DeviceNoun(Vendor v) { return v == Vendor::kGoogle ? "TPU" : "GPU"; }
+
 // CopyKind: direction of a memcpy (CUPTI_ACTIVITY_MEMCPY_KIND_* order).
 // kUvm*: Unified Memory (managed memory) page migrations done by the driver
 // on demand, not copies the program asked for (nsys copyKind 11..13, CUPTI

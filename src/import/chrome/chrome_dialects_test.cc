@@ -433,6 +433,8 @@ TEST_F(ChromeTest, JaxTpuXlaOpsAreTheDevicesWork) {
   EXPECT_EQ(r->kernels.device_id[0], 2);
   ASSERT_EQ(r->ranges.size(), 1u);
   EXPECT_EQ(r->ranges.step[0], 12);
+  ASSERT_EQ(r->devices.size(), 1u);
+  EXPECT_EQ(r->devices[0].vendor, model::Vendor::kGoogle);  // reported as "TPU 2"
 }
 
 TEST_F(ChromeTest, JaxIntegerNsIsDetectedFromTheData) {

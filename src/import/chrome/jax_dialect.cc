@@ -451,6 +451,7 @@ Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
     if (kind == JaxDeviceKind::kNone) continue;
     model::Device& d = t_.GetOrAddDevice(device);
     if (d.name == kEmptyString) d.name = t_.strings.Intern(name);
+    if (kind == JaxDeviceKind::kTpu) d.vendor = model::Vendor::kGoogle;
     if (JaxContainsCi(name, "nvidia")) d.vendor = model::Vendor::kNvidia;
     if (JaxContainsCi(name, "amd") || JaxContainsCi(name, "radeon") || JaxContainsCi(name, "instinct"))
       d.vendor = model::Vendor::kAmd;

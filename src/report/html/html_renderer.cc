@@ -328,6 +328,7 @@ void WriteDevice(Json& j, const analysis::TraceAnalysis& ta, const analysis::vie
   j.Key("id");
   j.Int32(v.device_id);
   j.F("name", sum ? sum->name : "");
+  j.F("noun", model::DeviceNoun(sum ? sum->vendor : model::Vendor::kUnknown));  // "GPU" / "TPU"
   j.FB("has_events", v.has_events);
 
   // Surface vs real.

@@ -97,6 +97,23 @@ TEST(HtmlRenderer, DataJsonIsCompactAndComplete) {
   EXPECT_NE(j.find("\"mean\":[0.5,0.25,0]"), std::string::npos);
   EXPECT_NE(j.find("\"causes\":[\"data loader\""), std::string::npos);
   EXPECT_NE(j.find("\"diagnosis\":{"), std::string::npos);
+  EXPECT_NE(j.find("\"noun\":\"GPU\""), std::string::npos);  // no summary: a GPU
+}
+
+TEST(HtmlRenderer, TpuDevicesAreCalledSo) {
+  analysis::Analysis a = HostileAnalysis();
+  analysis::DeviceSummary s;
+  s.device_id = 2;
+  s.vendor = model::Vendor::kGoogle;
+  a.traces[0].summary.devices.push_back(s);
+  analysis::views::HtmlView v;
+  v.traces.resize(1);
+  analysis::views::DeviceView dv;
+  dv.device_id = 2;
+  v.traces[0].devices.push_back(dv);
+  const std::string j = HtmlDataJson(a, v);
+  EXPECT_NE(j.find("\"noun\":\"TPU\""), std::string::npos) << j;
+  EXPECT_EQ(j.find("\"noun\":\"GPU\""), std::string::npos);
 }
 
 }  // namespace

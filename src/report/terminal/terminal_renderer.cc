@@ -16,7 +16,7 @@ namespace gpuwhy::report {
 namespace {
 
 std::string DeviceTitle(const analysis::DeviceSummary& d) {
-  std::string s = fmt::format("GPU {}", FormatInt(d.device_id));
+  std::string s = fmt::format("{} {}", model::DeviceNoun(d.vendor), FormatInt(d.device_id));
   s += " · " + (d.name.empty() ? std::string("name n/a") : d.name);
   if (IsValid(d.sm_count)) s += fmt::format(" · {} SMs", d.sm_count);
   if (IsValid(d.cc_major) && IsValid(d.cc_minor))

@@ -42,6 +42,32 @@ std::string Render(const analysis::Analysis& a) {
   return os.str();
 }
 
+TEST(TerminalRenderer, DeviceTitleNamesATpuSo) {
+  // A TPU (vendor google: JAX/XLA traces and XSpace planes) is not titled
+  // "GPU"; a device of unknown vendor still is.
+  model::Trace t;
+  t.info.format = "jax-trace-json";
+  model::KernelRow k;
+  k.device_id = 2;
+  k.stream_id = 1;
+  k.start_ns = 0;
+  k.end_ns = 5000;
+  k.name = t.strings.Intern("convolution.1");
+  t.kernels.Append(k);
+  k.device_id = 3;
+  t.kernels.Append(k);
+  t.Finalize();
+  for (model::Device& d : t.devices)
+    if (d.device_id == 2) d.vendor = model::Vendor::kGoogle;
+  analysis::Analysis a;
+  a.tool_version = "test";
+  a.traces.push_back(analysis::AnalyzeTrace(t, {}));
+  const std::string out = Render(a);
+  EXPECT_NE(out.find("TPU 2 ·"), std::string::npos) << out;
+  EXPECT_EQ(out.find("GPU 2 ·"), std::string::npos) << out;
+  EXPECT_NE(out.find("GPU 3 ·"), std::string::npos) << out;
+}
+
 TEST(TerminalRenderer, NoLineWiderThan100Columns) {
   std::string text = Render(MakeAnalysis());
   std::istringstream in(text);

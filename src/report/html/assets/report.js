@@ -507,14 +507,14 @@
       var host = multi ? add(app, el('details', 'device-block')) : app;
       if (multi) {
         if (ti === 0 && di === 0) host.open = true;
-        add(host, el('summary', 'device-summary', 'rank ' + (t.rank != null ? t.rank : ti) + ' · ' + t.path + ' · GPU ' + d.id));
+        add(host, el('summary', 'device-summary', 'rank ' + (t.rank != null ? t.rank : ti) + ' · ' + t.path + ' · ' + (d.noun || 'GPU') + ' ' + d.id));
       }
       renderDevice(host, t, d);
     });
   });
 
   function renderDevice(host, t, d) {
-    var title = 'GPU ' + d.id + (d.name ? ' — ' + d.name : '') + (data.traces.length > 1 ? ' (' + t.path + ')' : '');
+    var title = (d.noun || 'GPU') + ' ' + d.id + (d.name ? ' — ' + d.name : '') + (data.traces.length > 1 ? ' (' + t.path + ')' : '');
     var sec = section(host, title, d.verdict ? 'Curve class ' + d.verdict + (d.verdict_window ? ' over the ' + d.verdict_window : '') + (d.verdict_reason ? ': ' + d.verdict_reason : '') : null);
     if (d.aliasing_note) add(sec, el('p', 'caveat', d.aliasing_note));
 
