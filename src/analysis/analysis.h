@@ -61,7 +61,7 @@ struct InputInfo {
   std::string hostname;
   std::vector<std::string> merged_inputs;  // counter inputs merged into this trace
   // import_notes: how the importer read the source (model TraceInfo::import_notes);
-  // not kept in .gwsum summaries.
+  // kept in .gwsum summaries from version 2.1.
   std::vector<std::string> import_notes;
   bool host_only_profile = false;  // TraceInfo::host_only_profile
 };

@@ -226,10 +226,10 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
     EXPECT_EQ(std::string((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>()), bytes);
   }
 
-  // Version 2 (what summarize writes): magic, 2.0, body length and CRC, deflate.
+  // Version 2 (what summarize writes): magic, 2.1, body length and CRC, deflate.
   ASSERT_GT(bytes.size(), 40u);
   ASSERT_EQ(bytes.substr(0, 8), report::kGwsumMagic);
-  ASSERT_EQ(bytes.substr(8, 4), Le(2, 2) + Le(0, 2));
+  ASSERT_EQ(bytes.substr(8, 4), Le(2, 2) + Le(1, 2));
   const uint32_t body_bytes = static_cast<uint32_t>(static_cast<uint8_t>(bytes[12])) |
                               static_cast<uint32_t>(static_cast<uint8_t>(bytes[13])) << 8 |
                               static_cast<uint32_t>(static_cast<uint8_t>(bytes[14])) << 16 |
@@ -238,17 +238,28 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
                                                    body_bytes, "good", 20);
   ASSERT_TRUE(body.ok()) << body.status().message();
   // The writer's own bytes come back from the same body.
-  EXPECT_EQ(V2File(2, 0, *body), bytes);
+  EXPECT_EQ(V2File(2, 1, *body), bytes);
+  // 2.0 (without the fields 2.1 appends: here no import note and not
+  // host-only, so the body's last 14 bytes: four zero varints and the missing
+  // host step mean's 10) reads, with the same report.
+  {
+    std::string o20;
+    ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze",
+                     {write("v20.gwsum", V2File(2, 0, body->substr(0, body->size() - 14))), "--json"},
+                     &o20, &e),
+              0) << e;
+    EXPECT_EQ(o20.substr(o20.find("\"traces\"")), good_report.substr(good_report.find("\"traces\"")));
+  }
   expect_one_line(write("truncated.gwsum", bytes.substr(0, bytes.size() / 2)),
                   "truncated deflate stream at byte");
   // A body cut short (and re-deflated, so the container is sound): the body's own offset.
-  expect_one_line(write("short_body.gwsum", V2File(2, 0, body->substr(0, body->size() - 7))),
+  expect_one_line(write("short_body.gwsum", V2File(2, 1, body->substr(0, body->size() - 7))),
                   "at payload byte");
-  expect_one_line(write("trailing.gwsum", V2File(2, 0, *body + "xyz")), "3 trailing bytes");
+  expect_one_line(write("trailing.gwsum", V2File(2, 1, *body + "xyz")), "3 trailing bytes");
   expect_one_line(write("future.gwsum", V2File(3, 0, *body)), "format version 3.0 is not supported");
   // A newer minor version appends fields: skipped, same report.
   std::string o;
-  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write("minor.gwsum", V2File(2, 1, *body + "new field")),
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {write("minor.gwsum", V2File(2, 2, *body + "new field")),
                 "--json"}, &o, &e), 0) << e;
   EXPECT_EQ(o.substr(o.find("\"traces\"")), good_report.substr(good_report.find("\"traces\"")));
   expect_one_line(write("magic.gwsum", "GWSUX" + bytes.substr(5)), "bad magic at byte 0");
@@ -291,6 +302,35 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
   // Options that need events: usage error.
   EXPECT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {good, "--compat", "hta"}, &o, &e), 1);
   EXPECT_NE(e.find("need the raw traces"), std::string::npos) << e;
+}
+
+// A host-only profile (PyTorch's legacy profiler without CUDA) keeps, through
+// a summary, its import note and its verdict: a CPU-only run with its steps,
+// never an idle GPU (the fields version 2.1 appends).
+TEST(Gwsum, HostOnlyProfileAndImportNotesSurviveTheSummary) {
+  const std::string dir = Dir("host_only");
+  std::string trace = "[";
+  for (int i = 0; i < 3; ++i) {
+    const std::string ts = std::to_string(1000 + i * 40000);
+    trace += R"({"name":"ProfilerStep#)" + std::to_string(i + 1) + R"(","ph":"X","ts":)" + ts +
+             R"(,"dur":38000,"tid":1,"pid":"CPU functions","args":{}},)";
+    trace += R"({"name":"aten::mm","ph":"X","ts":)" + ts + R"(,"dur":30000,"tid":1,"pid":"CPU functions","args":{}},)";
+  }
+  trace += "{}]";
+  const std::string raw = dir + "/legacy.json", sum = dir + "/legacy.gwsum";
+  std::ofstream(raw) << trace;
+  std::string out, err, from_raw, from_sum;
+  ASSERT_EQ(RunCmd(cli::SummarizeMain, "summarize", {raw, "-o", sum}, &out, &err), 0) << err;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {raw, "--json"}, &from_raw, &err), 0) << err;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {sum, "--json"}, &from_sum, &err), 0) << err;
+  for (const std::string* j : {&from_raw, &from_sum}) {
+    EXPECT_NE(j->find("\"import_notes\""), std::string::npos) << *j;
+    EXPECT_NE(j->find("PyTorch legacy autograd profiler"), std::string::npos);
+    EXPECT_NE(j->find("\"host_only_profile\": true"), std::string::npos);
+    EXPECT_NE(j->find("CPU-only run"), std::string::npos);
+  }
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {sum}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("CPU-only run: the profiler recorded host activity only (3 steps"), std::string::npos) << out;
 }
 
 // The version 2 dictionary is frozen: every version 2 file depends on its

@@ -645,10 +645,20 @@ void PutHeader(std::string& out, uint16_t major, uint16_t minor) {
   PutU16(out, minor);
 }
 
-// Fields: every field of `summary` through the encoder (Enc only reads).
+// Fields: every field of `summary` that versions 1 and 2.0 carry, through
+// the encoder (Enc only reads).
 void Fields(Enc& e, const RankSummary& summary) {
   RankSummary& s = const_cast<RankSummary&>(summary);
   All(e, s.analysis, s.digest);
+}
+
+// Fields21: what version 2.1 appends after them: how the importer read the
+// source (InputInfo::import_notes), and that it profiled the host only (the
+// input's flag, and the digest's with the host's step count and mean), so
+// that a rank set of summaries reports what its traces would.
+template <class A> void Fields21(A& a, RankSummary& s) {
+  All(a, s.analysis.input.import_notes, s.analysis.input.host_only_profile,
+      s.digest.host_only_profile, s.digest.host_steps, s.digest.host_step_mean_ns);
 }
 
 uint32_t GetU32(std::string_view s, size_t at) {
@@ -704,6 +714,7 @@ Result<RankSummary> DecodePayload(std::string_view p, const std::string& name) {
   RankSummary r;
   Dec d(payload, kHeaderBytes, major);
   All(d, r.analysis, r.digest);
+  if (major == kGwsumMajorVersion && minor >= 1) Fields21(d, r);
   // Trailing bytes: allowed only from a newer minor version of the same major.
   const uint16_t own_minor = major == kGwsumMajorVersion ? kGwsumMinorVersion : 0;
   if (!d.failed && d.left() != 0 && minor <= own_minor)
@@ -733,6 +744,7 @@ Result<std::string> WrapRankSummaryBody(std::string_view body) {
 Result<std::string> EncodeRankSummary(const RankSummary& summary) {
   Enc e(kGwsumMajorVersion);
   Fields(e, summary);
+  Fields21(e, const_cast<RankSummary&>(summary));  // Enc only reads
   return WrapRankSummaryBody(e.out);
 }
 
@@ -748,6 +760,7 @@ std::vector<std::string> SummaryStrings(const RankSummary& summary) {
   Enc e(kGwsumMajorVersion);
   e.strings = &strings;
   Fields(e, summary);
+  Fields21(e, const_cast<RankSummary&>(summary));
   return strings;
 }
 

@@ -6,7 +6,7 @@
 // analyze A.gwsum B.gwsum ...` merges them with MergeRankSummaries(), the same
 // merge the raw-trace path runs.
 //
-// Layout (version 2): the 8-byte magic "GWSUM\0\r\n", the format version
+// Layout (version 2.1; 2.0 lacks the fields 2.1 appends): the 8-byte magic "GWSUM\0\r\n", the format version
 // (major, minor: uint16 little-endian each), the body's length and CRC-32
 // (uint32 little-endian each), then the body as raw deflate primed with a
 // fixed dictionary (gwsum_dictionary.h). The body holds the summary's fields in
@@ -39,7 +39,8 @@ namespace gpuwhy::report {
 // writes. A reader accepts its own major version and version 1 (any minor: a
 // newer minor only appends fields, which it skips) and refuses others.
 inline constexpr uint16_t kGwsumMajorVersion = 2;
-inline constexpr uint16_t kGwsumMinorVersion = 0;
+// 2.1 appends the import notes and the host-only flags (docs/gwsum.md).
+inline constexpr uint16_t kGwsumMinorVersion = 1;
 
 // kGwsumMagic: the first 8 payload bytes.
 inline constexpr std::string_view kGwsumMagic{"GWSUM\0\r\n", 8};
