@@ -239,13 +239,14 @@ TEST(Gwsum, TruncatedCorruptAndFutureVersions) {
   ASSERT_TRUE(body.ok()) << body.status().message();
   // The writer's own bytes come back from the same body.
   EXPECT_EQ(V2File(2, 1, *body), bytes);
-  // 2.0 (without the fields 2.1 appends: here no import note and not
-  // host-only, so the body's last 14 bytes: four zero varints and the missing
-  // host step mean's 10) reads, with the same report.
+  // 2.0 (without the fields 2.1 appends: here no import note, not host-only
+  // and no measured kernels, so the body's last 15 bytes: four zero varints,
+  // the missing host step mean's 10 and an absent optional) reads, with the
+  // same report.
   {
     std::string o20;
     ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze",
-                     {write("v20.gwsum", V2File(2, 0, body->substr(0, body->size() - 14))), "--json"},
+                     {write("v20.gwsum", V2File(2, 0, body->substr(0, body->size() - 15))), "--json"},
                      &o20, &e),
               0) << e;
     EXPECT_EQ(o20.substr(o20.find("\"traces\"")), good_report.substr(good_report.find("\"traces\"")));
@@ -331,6 +332,33 @@ TEST(Gwsum, HostOnlyProfileAndImportNotesSurviveTheSummary) {
   }
   ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {sum}, &out, &err), 0) << err;
   EXPECT_NE(out.find("CPU-only run: the profiler recorded host activity only (3 steps"), std::string::npos) << out;
+}
+
+// An Nsight Compute report's per-kernel bound table (measured figures, no
+// timeline) is kept in its summary (version 2.1) and printed from it.
+TEST(Gwsum, KernelProfilerBoundTableSurvivesTheSummary) {
+  const std::string dir = Dir("ncu");
+  std::string page =
+      R"q("ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","gpu__time_duration.sum","sm__throughput.avg.pct_of_peak_sustained_elapsed","gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed","dram__cycles_active.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active","sm__maximum_warps_per_active_cycle_pct")q"
+      "\n"
+      R"q("","","","","","","","","","","","ms","%","%","%","%","%")q"
+      "\n"
+      R"q("0","42","python","host","void add<float>(float*, int)","1","7","(256, 1, 1)","(1024, 2, 1)","0","9.0","1.5","12.5","91.0","90.5","40.25","100")q"
+      "\n"
+      R"q("1","42","python","host","gemm(int)","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","0.25","85.0","30.0","n/a","12.5","50")q"
+      "\n";
+  const std::string raw = dir + "/k.raw.csv", sum = dir + "/k.gwsum";
+  std::ofstream(raw) << page;
+  std::string out, err, from_raw, from_sum;
+  ASSERT_EQ(RunCmd(cli::SummarizeMain, "summarize", {raw, "-o", sum}, &out, &err), 0) << err;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {raw}, &from_raw, &err), 0) << err;
+  ASSERT_EQ(RunCmd(cli::AnalyzeMain, "analyze", {sum}, &from_sum, &err), 0) << err;
+  for (const std::string* o : {&from_raw, &from_sum}) {
+    EXPECT_NE(o->find("kernels measured (ncu): 2 launches"), std::string::npos) << *o;
+    EXPECT_NE(o->find("void add<float>(float*, int)    memory  12%  91%  90%  40% 100%"), std::string::npos)
+        << *o;
+    EXPECT_NE(o->find("gemm(int)                      compute  85%  30%  n/a  12%  50%"), std::string::npos);
+  }
 }
 
 // The version 2 dictionary is frozen: every version 2 file depends on its

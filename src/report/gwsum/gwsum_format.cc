@@ -42,6 +42,7 @@ template <> constexpr uint64_t EnumMax<an::OpClass>() { return 8; }
 template <> constexpr uint64_t EnumMax<dt::Category>() { return 9; }
 template <> constexpr uint64_t EnumMax<dt::Severity>() { return 4; }
 template <> constexpr uint64_t EnumMax<dt::FixKind>() { return 16; }
+template <> constexpr uint64_t EnumMax<an::SolBound>() { return 3; }
 
 uint64_t Magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
@@ -288,6 +289,9 @@ GWSUM_DECL(an::DeviceThroughput)
 GWSUM_DECL(an::ThroughputResult)
 GWSUM_DECL(an::UtilizationResult)
 GWSUM_DECL(an::TraceAnalysis)
+GWSUM_DECL(an::MeasuredRule)
+GWSUM_DECL(an::MeasuredKernel)
+GWSUM_DECL(an::MeasuredKernels)
 GWSUM_DECL(dt::Metric)
 GWSUM_DECL(dt::Example)
 GWSUM_DECL(dt::Recommendation)
@@ -529,6 +533,19 @@ template <class A> void Io(A& a, an::UtilizationResult& v) {
 template <class A> void Io(A& a, an::TraceAnalysis& v) {
   All(a, v.input, v.summary, v.utilization);
 }
+template <class A> void Io(A& a, an::MeasuredRule& v) {
+  All(a, v.rule, v.type, v.message, v.speedup_kind, v.est_speedup_pct);
+}
+template <class A> void Io(A& a, an::MeasuredKernel& v) {
+  All(a, v.name, v.device_id, v.grid[0], v.grid[1], v.grid[2], v.block[0], v.block[1], v.block[2],
+      v.registers_per_thread, v.shared_mem_bytes, v.launches, v.measured_launches, v.time_ns,
+      v.time_share_ratio, v.sm_active_pct, v.sm_throughput_pct, v.memory_throughput_pct,
+      v.dram_throughput_pct, v.achieved_occupancy_pct, v.theoretical_occupancy_pct,
+      v.est_occupancy_pct, v.tensor_pipe_pct, v.bound, v.rules);
+}
+template <class A> void Io(A& a, an::MeasuredKernels& v) {
+  All(a, v.untimed, v.kernels, v.measured_kernels, v.kernel_time_ns, v.source, v.groups);
+}
 template <class A> void Io(A& a, dt::Metric& v) { All(a, v.name, v.value, v.unit, v.label); }
 template <class A> void Io(A& a, dt::Example& v) {
   All(a, v.what, v.start_ns, v.dur_ns, v.step, v.device_id, v.rank, v.detail);
@@ -653,12 +670,14 @@ void Fields(Enc& e, const RankSummary& summary) {
 }
 
 // Fields21: what version 2.1 appends after them: how the importer read the
-// source (InputInfo::import_notes), and that it profiled the host only (the
-// input's flag, and the digest's with the host's step count and mean), so
+// source (InputInfo::import_notes), that it profiled the host only (the
+// input's flag, and the digest's with the host's step count and mean), and a
+// kernel profiler's measured per-kernel section (the ncu bound table), so
 // that a rank set of summaries reports what its traces would.
 template <class A> void Fields21(A& a, RankSummary& s) {
   All(a, s.analysis.input.import_notes, s.analysis.input.host_only_profile,
-      s.digest.host_only_profile, s.digest.host_steps, s.digest.host_step_mean_ns);
+      s.digest.host_only_profile, s.digest.host_steps, s.digest.host_step_mean_ns,
+      s.analysis.measured_kernels);
 }
 
 uint32_t GetU32(std::string_view s, size_t at) {

@@ -39,7 +39,8 @@ namespace gpuwhy::report {
 // writes. A reader accepts its own major version and version 1 (any minor: a
 // newer minor only appends fields, which it skips) and refuses others.
 inline constexpr uint16_t kGwsumMajorVersion = 2;
-// 2.1 appends the import notes and the host-only flags (docs/gwsum.md).
+// 2.1 appends the import notes, the host-only flags and the measured-kernel
+// section (docs/gwsum.md).
 inline constexpr uint16_t kGwsumMinorVersion = 1;
 
 // kGwsumMagic: the first 8 payload bytes.
