@@ -188,10 +188,12 @@ void WriteMetadata(Writer& out, const TraceView& tv) {
   for (const analysis::DeviceView& d : tv.devices)
     if (IsValid(d.device_id)) gpus.insert(d.device_id);
   for (int32_t g : gpus) {
-    out.Meta("process_name", off + g, kMissingI64, Labeled("GPU " + std::to_string(g), tv));
-    // GPUs after the host processes, as in Kineto traces.
+    const model::Device* device = t.FindDevice(g);
+    const std::string noun(model::DeviceNoun(device ? device->vendor : model::Vendor::kUnknown));
+    out.Meta("process_name", off + g, kMissingI64, Labeled(noun + " " + std::to_string(g), tv));
+    // Devices after the host processes, as in Kineto traces.
     out.SortIndex("process_sort_index", off + g, kMissingI64, 5000 + g);
-    out.Meta("thread_name", off + g, kIdleCauseTid, "GPU idle cause (gpuwhy)");
+    out.Meta("thread_name", off + g, kIdleCauseTid, noun + " idle cause (gpuwhy)");
     out.SortIndex("thread_sort_index", off + g, kIdleCauseTid, -2);
     out.Meta("thread_name", off + g, kFindingsTid, "findings (gpuwhy)");
     out.SortIndex("thread_sort_index", off + g, kFindingsTid, -1);

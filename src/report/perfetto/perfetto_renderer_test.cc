@@ -247,6 +247,30 @@ TEST(Perfetto, SmiLogAloneGivesCounterTracks) {
   EXPECT_NE(json.find("\"process_name\""), std::string::npos);
 }
 
+TEST(Perfetto, TpuProcessesAreCalledSo) {
+  // A TPU (vendor google) is exported as "TPU N", a GPU as "GPU N".
+  std::vector<model::Trace> traces(1);
+  model::Trace& t = traces[0];
+  t.info.format = "jax-trace-json";
+  model::KernelRow k;
+  k.stream_id = 1;
+  k.start_ns = 1000;
+  k.end_ns = 5000;
+  k.name = t.strings.Intern("convolution.1");
+  k.device_id = 2;
+  t.kernels.Append(k);
+  k.device_id = 3;
+  t.kernels.Append(k);
+  t.Finalize();
+  for (model::Device& d : t.devices)
+    if (d.device_id == 2) d.vendor = model::Vendor::kGoogle;
+  const std::string json = Render(traces);
+  EXPECT_NE(json.find("\"TPU 2"), std::string::npos) << json.substr(0, 2000);
+  EXPECT_NE(json.find("TPU idle cause (gpuwhy)"), std::string::npos);
+  EXPECT_NE(json.find("\"GPU 3"), std::string::npos);
+  EXPECT_EQ(json.find("\"GPU 2"), std::string::npos);
+}
+
 TEST(Perfetto, RankSetUsesOnePidRangePerRank) {
   std::vector<model::Trace> traces;
   traces.push_back(Import(kData + "multi_rank/rank0.pt.trace.json.gz"));
