@@ -147,6 +147,11 @@ StringId StringPool::Find(std::string_view s) const {
   return impl_->slot_id[i] == 0 ? kNotInterned : impl_->slot_id[i] - 1;
 }
 
+void StringPool::InternAll(const StringPool& other, std::vector<StringId>* remap) {
+  remap->resize(other.size());
+  for (StringId i = 0; i < remap->size(); ++i) (*remap)[i] = Intern(other.Get(i));
+}
+
 size_t StringPool::memory_bytes() const {
   return impl_->bytes + views_.capacity() * sizeof(std::string_view) +
          impl_->slot_id.capacity() * 2 * sizeof(uint32_t);

@@ -27,6 +27,11 @@ class StringPool {
   // Find: id of `s` if already interned, otherwise kNotInterned.
   static constexpr StringId kNotInterned = 0xffffffffu;
   StringId Find(std::string_view s) const;
+  // InternAll: intern every string of `other` in its id order, setting
+  // (*remap)[i] to this pool's id of other's string i (resized to
+  // other.size()). Merging pools of later stretches of one source this way
+  // gives the ids one pool reading the whole source would.
+  void InternAll(const StringPool& other, std::vector<StringId>* remap);
   // Get: the text of `id`; id must come from this pool.
   std::string_view Get(StringId id) const { return views_[id]; }
   // size: number of distinct strings, including the empty string.

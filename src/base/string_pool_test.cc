@@ -73,5 +73,23 @@ TEST(StringPool, IdsAreFirstUseOrderOverManyLookAlikeStrings) {
   EXPECT_EQ(moved.Find("aten::op_4999"), expect["aten::op_4999"]);
 }
 
+TEST(StringPool, InternAllMapsAPartPoolAsOnePoolWould) {
+  // Two stretches of one source interned separately, then merged: the ids
+  // are those of one pool that read both in order.
+  const std::vector<std::string> first = {"a", "b", "a"}, second = {"c", "b", "", "d"};
+  StringPool whole, into, part;
+  for (const auto* words : {&first, &second})
+    for (const std::string& w : *words) whole.Intern(w);
+  for (const std::string& w : first) into.Intern(w);
+  for (const std::string& w : second) part.Intern(w);
+  std::vector<StringId> remap = {99};
+  into.InternAll(part, &remap);
+  ASSERT_EQ(remap.size(), part.size());
+  for (StringId i = 0; i < part.size(); ++i) EXPECT_EQ(into.Get(remap[i]), part.Get(i));
+  EXPECT_EQ(remap[kEmptyString], kEmptyString);
+  ASSERT_EQ(into.size(), whole.size());
+  for (StringId i = 0; i < whole.size(); ++i) EXPECT_EQ(into.Get(i), whole.Get(i));
+}
+
 }  // namespace
 }  // namespace gpuwhy

@@ -3,7 +3,6 @@
 // export_chrome_trace: "s" on the op, "f" + "X" on "CUDA functions").
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/gzip_writer.h"
 #include "base/input_stream.h"
 #include "import/chrome/chrome_dialects.h"
 #include "import/chrome/chrome_trace_tokenizer.h"
@@ -24,17 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string ChromeTestGzip(const std::string& data) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
+  Result<std::string> z = GzipCompress(data);
+  EXPECT_TRUE(z.ok());
+  return z.ok() ? *z : std::string();
 }
 
 class ChromeTest : public ::testing::Test {

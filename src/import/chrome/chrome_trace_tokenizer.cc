@@ -294,6 +294,19 @@ void ResetChromePart(model::Trace& t) {
   t.ForEachEventTable([](auto& table) { table.Clear(); });
 }
 
+void ChromeNames::Note(const ChromeEvent& ev) {
+  if (ev.name == "process_name" && IsValid(ev.pid.num)) {
+    process[ev.pid.num] = std::string(ev.ArgText("name"));
+  } else if (ev.name == "thread_name" && IsValid(ev.pid.num) && IsValid(ev.tid.num)) {
+    thread[{ev.pid.num, ev.tid.num}] = std::string(ev.ArgText("name"));
+  }
+}
+
+void ChromeNames::Absorb(ChromeNames& later) {
+  for (auto& [pid, name] : later.process) process[pid] = std::move(name);
+  for (auto& [key, name] : later.thread) thread[key] = std::move(name);
+}
+
 InputStreamOptions ChromeStreamOptions() {
   InputStreamOptions o;
   o.read_ahead = true;

@@ -18,10 +18,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/input_stream.h"
@@ -123,6 +125,64 @@ class ChromeMapping {
 // segment, keeping its event tables' capacity.
 void ResetChromePart(model::Trace& part);
 
+// ChromePartMapping<Mapper>: the ChromeMapping of a dialect whose one Mapper
+// class maps a whole document over the trace or one segment over its own
+// part. Mapper provides: Mapper(model::Trace&); Event(const ChromeEvent&);
+// Clear() (forget what it saw, keeping buffers); Absorb(Mapper& later,
+// double growth) (fold in a segment that follows it in the file; growth for
+// Trace::AppendEventsFrom); Finish(path, doc).
+template <class Mapper>
+class ChromePartMapping final : public ChromeMapping {
+ public:
+  explicit ChromePartMapping(model::Trace& t) : mapper_(t) {}
+  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
+  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
+    return std::make_unique<Segment>();
+  }
+  void Merge(ChromeSegmentMapper& seg, double growth) override {
+    mapper_.Absorb(static_cast<Segment&>(seg).mapper, growth);
+  }
+  Mapper& mapper() { return mapper_; }
+
+ private:
+  struct Segment final : ChromeSegmentMapper {
+    model::Trace part;
+    Mapper mapper{part};
+    void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
+    void Reset() override {
+      ResetChromePart(part);
+      mapper.Clear();
+    }
+  };
+  Mapper mapper_;
+};
+
+// ChromeNames: a document's process_name and thread_name metadata, by pid and
+// by (pid, tid); a name given later replaces an earlier one.
+struct ChromeNames {
+  std::map<int64_t, std::string> process;
+  std::map<std::pair<int64_t, int64_t>, std::string> thread;
+  // Note: take args.name of `ev` when it is a process_name (with a pid) or
+  // thread_name (with a pid and a tid) event.
+  void Note(const ChromeEvent& ev);
+  // Absorb: the names of a later stretch of the document (a segment's),
+  // moved in.
+  void Absorb(ChromeNames& later);
+  void Clear() {
+    process.clear();
+    thread.clear();
+  }
+};
+
+// ChromeLaneHash: hash of a (pid, tid) line, for std::unordered_map (whose
+// prime bucket count needs no mixing beyond the multiplies).
+struct ChromeLaneHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+    return static_cast<size_t>((static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^
+                               (static_cast<uint64_t>(k.second) * 0xBF58476D1CE4E5B9ull));
+  }
+};
+
 // ChromeReadOptions: how the events array is read (tests set small segments
 // to exercise the merge; 0: the defaults).
 struct ChromeReadOptions {
@@ -148,6 +208,16 @@ Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocumen
 Status ReadChromeTrace(InputStream& in, model::ImportStats& stats, ChromeDocument* doc,
                        ChromeMapping& mapping, model::Trace* grow = nullptr,
                        const ChromeReadOptions& options = {});
+
+// ReadChromeDialect<Mapper>: import `in` into `trace` (empty) with a
+// ChromePartMapping<Mapper>, then Mapper::Finish.
+template <class Mapper>
+Status ReadChromeDialect(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
+  ChromePartMapping<Mapper> m(trace);
+  ChromeDocument doc;
+  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
+  return m.mapper().Finish(in.path(), doc);
+}
 
 // ChromeStreamOptions: how dialects open their input: read-ahead on (gzip
 // is inflated on its own thread, as for Kineto).

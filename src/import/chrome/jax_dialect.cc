@@ -3,10 +3,9 @@
 #include <charconv>
 #include <limits>
 #include <map>
-#include <memory>
+#include <string>
 #include <tuple>
 #include <unordered_map>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -107,12 +106,12 @@ class JaxMapper {
  public:
   explicit JaxMapper(model::Trace& t) : t_(t) {}
   void Event(const ChromeEvent& ev);
-  // Absorb: `seg` holds the events that follow this mapper's in the file.
-  void Absorb(JaxMapper& seg);
+  // Absorb: `seg` holds the events that follow this mapper's in the file
+  // (rows are placed in Finish: no table grows here).
+  void Absorb(JaxMapper& seg, double growth);
   // Clear: forget the events seen, keeping buffers (a segment's, for reuse).
   void Clear() {
-    process_.clear();
-    thread_.clear();
+    names_.Clear();
     pending_.clear();
     done_.clear();
     fractional_ = us_overflow_ = false;
@@ -141,19 +140,12 @@ class JaxMapper {
     bool op_line = false;          // "XLA Ops" standing for the device's work
     bool steps_line = false;       // a device's "Steps" line
   };
-  struct LaneKeyHash {
-    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return static_cast<size_t>((static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^
-                                 (static_cast<uint64_t>(k.second) * 0xBF58476D1CE4E5B9ull));
-    }
-  };
 
   void Map(const Pending& p, const Lane& lane, bool ns_unit);
   Lane LaneOf(int64_t pid, int64_t tid);
 
   model::Trace& t_;
-  std::map<int64_t, std::string> process_;
-  std::map<std::pair<int64_t, int64_t>, std::string> thread_;
+  ChromeNames names_;
   std::vector<Pending> pending_;
   // Earlier pending records, in file order: a segment's are moved in whole
   // (copying them into one vector was most of the reader thread's time).
@@ -172,10 +164,7 @@ void JaxMapper::Event(const ChromeEvent& ev) {
   switch (ev.ph[0]) {
     case 'M': {
       t_.stats.Bump(ImportStat::metadata_event);
-      std::string_view n = ev.ArgText("name");
-      if (ev.name == "process_name" && IsValid(ev.pid.num)) process_[ev.pid.num] = std::string(n);
-      if (ev.name == "thread_name" && IsValid(ev.pid.num) && IsValid(ev.tid.num))
-        thread_[{ev.pid.num, ev.tid.num}] = std::string(n);
+      names_.Note(ev);
       return;
     }
     case 'X':
@@ -238,40 +227,12 @@ void JaxMapper::Event(const ChromeEvent& ev) {
   pending_.push_back(p);
 }
 
-// JaxSegment: a worker's mapper with the part it fills.
-struct JaxSegment final : ChromeSegmentMapper {
-  model::Trace part;
-  JaxMapper mapper{part};
-  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
-  void Reset() override {
-    ResetChromePart(part);
-    mapper.Clear();
-  }
-};
-
-class JaxMapping final : public ChromeMapping {
- public:
-  explicit JaxMapping(model::Trace& t) : mapper_(t) {}
-  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
-  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
-    return std::make_unique<JaxSegment>();
-  }
-  // (Rows are made in Finish: nothing to grow here.)
-  void Merge(ChromeSegmentMapper& seg, double) override { mapper_.Absorb(static_cast<JaxSegment&>(seg).mapper); }
-  JaxMapper& mapper() { return mapper_; }
-
- private:
-  JaxMapper mapper_;
-};
-
-void JaxMapper::Absorb(JaxMapper& seg) {
+void JaxMapper::Absorb(JaxMapper& seg, double) {
   const model::Trace& part = seg.t_;
-  std::vector<StringId> remap(part.strings.size());
-  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  std::vector<StringId> remap;
+  t_.strings.InternAll(part.strings, &remap);
   t_.stats.Merge(part.stats);
-  // Names: the last one given wins, as in one pass.
-  for (auto& [pid, name] : seg.process_) process_[pid] = std::move(name);
-  for (auto& [key, name] : seg.thread_) thread_[key] = std::move(name);
+  names_.Absorb(seg.names_);
   for (Pending& p : seg.pending_) p.name = remap[p.name];
   if (!pending_.empty()) done_.push_back(std::move(pending_));
   pending_.clear();
@@ -283,12 +244,12 @@ void JaxMapper::Absorb(JaxMapper& seg) {
 
 JaxMapper::Lane JaxMapper::LaneOf(int64_t pid, int64_t tid) {
   Lane lane;
-  auto proc = process_.find(pid);
-  if (proc == process_.end()) return lane;
+  auto proc = names_.process.find(pid);
+  if (proc == names_.process.end()) return lane;
   std::tie(lane.kind, lane.device) = JaxDeviceOf(proc->second);
   if (lane.kind == JaxDeviceKind::kNone) return lane;
-  auto line_it = thread_.find({pid, tid});
-  const std::string_view line = line_it != thread_.end() ? std::string_view(line_it->second) : "";
+  auto line_it = names_.thread.find({pid, tid});
+  const std::string_view line = line_it != names_.thread.end() ? std::string_view(line_it->second) : "";
   lane.stream = JaxStreamOf(line);
   // A TPU (or a GPU trace without stream lines) shows its work as "XLA Ops".
   lane.op_line = line == "XLA Ops" && !device_has_streams_[lane.device];
@@ -416,9 +377,9 @@ void JaxMapper::Map(const Pending& p, const Lane& lane, bool ns_unit) {
 }
 
 Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
-  for (const auto& [key, line] : thread_) {
-    auto proc = process_.find(key.first);
-    if (proc == process_.end()) continue;
+  for (const auto& [key, line] : names_.thread) {
+    auto proc = names_.process.find(key.first);
+    if (proc == names_.process.end()) continue;
     const auto [kind, device] = JaxDeviceOf(proc->second);
     if (kind != JaxDeviceKind::kNone && IsValid(JaxStreamOf(line))) device_has_streams_[device] = true;
   }
@@ -426,7 +387,7 @@ Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
   // (integers whose µs reading passes year 2262). displayTimeUnit is a
   // display hint, and xprof writes "ns" there over µs values.
   const bool ns_unit = us_overflow_ && !fractional_;
-  std::unordered_map<std::pair<int64_t, int64_t>, Lane, LaneKeyHash> lanes;
+  std::unordered_map<std::pair<int64_t, int64_t>, Lane, ChromeLaneHash> lanes;
   std::pair<int64_t, int64_t> last_key{kMissingI64, kMissingI64};
   const Lane* last = nullptr;
   done_.push_back(std::move(pending_));
@@ -446,7 +407,7 @@ Status JaxMapper::Finish(const std::string& path, const ChromeDocument& doc) {
   pending_.clear();
 
   uint32_t gpus = 0, tpus = 0;
-  for (const auto& [pid, name] : process_) {
+  for (const auto& [pid, name] : names_.process) {
     const auto [kind, device] = JaxDeviceOf(name);
     if (kind == JaxDeviceKind::kNone) continue;
     model::Device& d = t_.GetOrAddDevice(device);
@@ -501,10 +462,7 @@ bool LooksLikeJaxTrace(std::string_view prefix) {
 }
 
 Status ReadJaxTraceStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
-  JaxMapping m(trace);
-  ChromeDocument doc;
-  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
-  return m.mapper().Finish(in.path(), doc);
+  return ReadChromeDialect<JaxMapper>(in, trace, options);
 }
 
 Status JaxTraceImporter::Read(const SourceInfo& src, model::Trace& trace) {

@@ -3,7 +3,6 @@
 #include <charconv>
 #include <limits>
 #include <map>
-#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -131,13 +130,6 @@ RocCall ReadRocCall(std::string_view text) {
   return c;
 }
 
-struct RocLaneHash {
-  size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-    return static_cast<size_t>((static_cast<uint64_t>(k.first) * 0x9E3779B97F4A7C15ull) ^
-                               (static_cast<uint64_t>(k.second) * 0xBF58476D1CE4E5B9ull));
-  }
-};
-
 // RocMapper: the mapping of the whole document (over the trace) or of one
 // segment (over its own part, on a worker); Absorb folds a segment's in.
 // Events become Pending records (process names may come last); Finish maps
@@ -146,12 +138,12 @@ class RocMapper {
  public:
   explicit RocMapper(model::Trace& t) : t_(t) {}
   void Event(const ChromeEvent& ev);
-  // Absorb: `seg` holds the events that follow this mapper's in the file.
-  void Absorb(RocMapper& seg);
+  // Absorb: `seg` holds the events that follow this mapper's in the file
+  // (rows are placed in Finish: no table grows here).
+  void Absorb(RocMapper& seg, double growth);
   // Clear: forget the events seen, keeping buffers (a segment's, for reuse).
   void Clear() {
-    process_.clear();
-    thread_.clear();
+    names_.Clear();
     pending_.clear();
     done_.clear();
     calls_.clear();
@@ -181,15 +173,14 @@ class RocMapper {
   const RocSpan* Find(int64_t pid, int64_t tid, int64_t ts_ns, bool enclosing) const;
 
   model::Trace& t_;
-  std::map<int64_t, std::string> process_;
-  std::map<std::pair<int64_t, int64_t>, std::string> thread_;
+  ChromeNames names_;
   std::vector<Pending> pending_;
   // Earlier pending records, in file order: a segment's are moved in whole
   // (copying them into one vector was most of the reader thread's time).
   std::vector<std::vector<Pending>> done_;
   std::vector<RocCall> calls_;  // the pending events' args.args, read
   std::vector<RocFlowEnd> flows_;
-  std::unordered_map<std::pair<int64_t, int64_t>, std::vector<RocSpan>, RocLaneHash> lanes_;
+  std::unordered_map<std::pair<int64_t, int64_t>, std::vector<RocSpan>, ChromeLaneHash> lanes_;
   std::map<std::string, size_t> counter_index_;
   std::vector<std::string> counter_keys_;  // the key of each t_.counters series
   std::vector<uint32_t> call_of_api_;  // API row -> its call in calls_ (kNoCall: none)
@@ -199,12 +190,7 @@ class RocMapper {
 
 void RocMapper::Metadata(const ChromeEvent& ev) {
   t_.stats.Bump(ImportStat::metadata_event);
-  std::string_view n = ev.ArgText("name");
-  if (ev.name == "process_name" && IsValid(ev.pid.num)) {
-    process_[ev.pid.num] = std::string(n);
-  } else if (ev.name == "thread_name" && IsValid(ev.pid.num) && IsValid(ev.tid.num)) {
-    thread_[{ev.pid.num, ev.tid.num}] = std::string(n);
-  }
+  names_.Note(ev);
 }
 
 void RocMapper::Counter(const ChromeEvent& ev) {
@@ -308,40 +294,12 @@ void RocMapper::Event(const ChromeEvent& ev) {
   pending_.push_back(p);
 }
 
-// RocSegment: a worker's mapper with the part it fills.
-struct RocSegment final : ChromeSegmentMapper {
-  model::Trace part;
-  RocMapper mapper{part};
-  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
-  void Reset() override {
-    ResetChromePart(part);
-    mapper.Clear();
-  }
-};
-
-class RocMapping final : public ChromeMapping {
- public:
-  explicit RocMapping(model::Trace& t) : mapper_(t) {}
-  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
-  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
-    return std::make_unique<RocSegment>();
-  }
-  // (Rows are made in Finish: nothing to grow here.)
-  void Merge(ChromeSegmentMapper& seg, double) override { mapper_.Absorb(static_cast<RocSegment&>(seg).mapper); }
-  RocMapper& mapper() { return mapper_; }
-
- private:
-  RocMapper mapper_;
-};
-
-void RocMapper::Absorb(RocMapper& seg) {
+void RocMapper::Absorb(RocMapper& seg, double) {
   const model::Trace& part = seg.t_;
-  std::vector<StringId> remap(part.strings.size());
-  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  std::vector<StringId> remap;
+  t_.strings.InternAll(part.strings, &remap);
   t_.stats.Merge(part.stats);
-  // Names: the last one given wins, as in one pass.
-  for (auto& [pid, name] : seg.process_) process_[pid] = std::move(name);
-  for (auto& [key, name] : seg.thread_) thread_[key] = std::move(name);
+  names_.Absorb(seg.names_);
   const auto calls0 = static_cast<uint32_t>(calls_.size());
   calls_.insert(calls_.end(), seg.calls_.begin(), seg.calls_.end());
   for (Pending& p : seg.pending_) {
@@ -393,8 +351,8 @@ void RocMapper::Map(const Pending& p) {
     t_.stats.Bump(ImportStat::time_out_of_range);
     return;
   }
-  auto proc = process_.find(p.pid);
-  std::string_view pname = proc != process_.end() ? std::string_view(proc->second) : "";
+  auto proc = names_.process.find(p.pid);
+  std::string_view pname = proc != names_.process.end() ? std::string_view(proc->second) : "";
   const int32_t gpu = RocGpuOrdinal(pname);
   RocSpan span{p.ts_ns, p.ts_ns + dur, RocTable::kRange, 0};
   if (IsValid(gpu) || pname == "COPY") {
@@ -564,7 +522,7 @@ Status RocMapper::Finish(const std::string& path, const ChromeDocument& doc) {
   for (size_t i = 0; i < t_.memsets.size(); ++i) unlinked += !IsValid(t_.memsets.correlation_id[i]);
   if (unlinked) t_.stats.Bump(ImportStat::missing_correlation, unlinked);
   // Declared GPUs, named as the tool names them.
-  for (const auto& [pid, name] : process_) {
+  for (const auto& [pid, name] : names_.process) {
     int32_t gpu = RocGpuOrdinal(name);
     if (!IsValid(gpu)) continue;
     model::Device& d = t_.GetOrAddDevice(gpu);
@@ -612,10 +570,7 @@ bool LooksLikeRocprofJson(std::string_view prefix) {
 }
 
 Status ReadRocprofJsonStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
-  RocMapping m(trace);
-  ChromeDocument doc;
-  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
-  return m.mapper().Finish(in.path(), doc);
+  return ReadChromeDialect<RocMapper>(in, trace, options);
 }
 
 Status RocprofJsonImporter::Read(const SourceInfo& src, model::Trace& trace) {

@@ -1,7 +1,6 @@
 // PyTorch legacy autograd-profiler Chrome trace (chrome_dialects.h).
 #include <charconv>
 #include <limits>
-#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -70,9 +69,9 @@ struct LegacyKey {
   StringId name;
   bool operator==(const LegacyKey&) const = default;
 };
-// LegacyMix: splitmix64's finalizer (every bit of x reaches the low bits,
-// which LegacyTable's mask keeps; times are multiples of 1000 ns).
-inline uint64_t LegacyMix(uint64_t x) {
+// LegacyMix: splitmix64's finalizer: every bit of x reaches the low bits,
+// which LegacyTable's mask keeps (times are multiples of 1000 ns).
+constexpr uint64_t LegacyMix(uint64_t x) {
   x ^= x >> 30;
   x *= 0xBF58476D1CE4E5B9ull;
   x ^= x >> 27;
@@ -142,11 +141,11 @@ struct LegacyIdHash {
 };
 
 // LegacyMapper: the mapping of the whole document (over the trace) or of one
-// segment (over its own part, on a worker: segment_ true); Absorb folds a
-// segment's mapper in as if its events had come to Event here.
+// segment (over its own part, on a worker); Absorb folds a segment's mapper
+// in as if its events had come to Event here.
 class LegacyMapper {
  public:
-  explicit LegacyMapper(model::Trace& t, bool segment = false) : t_(t), segment_(segment) {}
+  explicit LegacyMapper(model::Trace& t) : t_(t) {}
   void Event(const ChromeEvent& ev);
   // Absorb: `seg` holds the events that follow this mapper's in the file;
   // growth: for Trace::AppendEventsFrom.
@@ -169,8 +168,9 @@ class LegacyMapper {
     int64_t start_ns;
   };
   // FlowStart: an "s" event's link: flow id -> the launching op's external
-  // id. In a segment, one whose tid has no op yet in the segment waits for
-  // the merge (deferred), where the ops before the segment are known.
+  // id. One whose tid has no op yet is deferred: in a segment, the merge
+  // resolves it against the ops before the segment; one that stays deferred
+  // (no op before it in the file) links nothing.
   struct FlowStart {
     int64_t id, ext;
     int64_t tid = 0, ts_ns = 0;
@@ -195,7 +195,6 @@ class LegacyMapper {
   }
 
   model::Trace& t_;
-  const bool segment_;
   std::unordered_map<int64_t, OpAt> last_op_;  // tid -> the latest op range
   // In file order; Finish joins them (later flows win, as a map would keep).
   std::vector<FlowStart> flow_starts_;
@@ -204,33 +203,6 @@ class LegacyMapper {
   uint64_t steps_ = 0;
   bool cuda_pid_ = false;  // any event on "CUDA functions"
   uint64_t device_flows_ = 0;  // flow starts of cat "cpu_to_<device>"
-};
-
-// LegacySegment: a worker's mapper with the part it fills.
-struct LegacySegment final : ChromeSegmentMapper {
-  model::Trace part;
-  LegacyMapper mapper{part, true};
-  void Event(const ChromeEvent& ev) override { mapper.Event(ev); }
-  void Reset() override {
-    ResetChromePart(part);
-    mapper.Clear();
-  }
-};
-
-class LegacyMapping final : public ChromeMapping {
- public:
-  explicit LegacyMapping(model::Trace& t) : mapper_(t) {}
-  void Event(const ChromeEvent& ev) override { mapper_.Event(ev); }
-  std::unique_ptr<ChromeSegmentMapper> NewSegment() const override {
-    return std::make_unique<LegacySegment>();
-  }
-  void Merge(ChromeSegmentMapper& seg, double growth) override {
-    mapper_.Absorb(static_cast<LegacySegment&>(seg).mapper, growth);
-  }
-  LegacyMapper& mapper() { return mapper_; }
-
- private:
-  LegacyMapper mapper_;
 };
 
 void LegacyMapper::Event(const ChromeEvent& ev) {
@@ -250,7 +222,7 @@ void LegacyMapper::Event(const ChromeEvent& ev) {
       auto it = last_op_.find(ev.tid.num);
       if (it == last_op_.end()) {
         // The op that launched it, if any, is before this segment.
-        if (segment_) flow_starts_.push_back({ev.id.num, kMissingI64, ev.tid.num, ev.ts_ns, true});
+        flow_starts_.push_back({ev.id.num, kMissingI64, ev.tid.num, ev.ts_ns, true});
         return;
       }
       if (it->second.start_ns != ev.ts_ns) return;
@@ -304,8 +276,8 @@ void LegacyMapper::Complete(const ChromeEvent& ev) {
 
 void LegacyMapper::Absorb(LegacyMapper& seg, double growth) {
   const model::Trace& part = seg.t_;
-  std::vector<StringId> remap(part.strings.size());
-  for (StringId i = 0; i < remap.size(); ++i) remap[i] = t_.strings.Intern(part.strings.Get(i));
+  std::vector<StringId> remap;
+  t_.strings.InternAll(part.strings, &remap);
   const auto ranges0 = static_cast<uint32_t>(t_.ranges.size());
   const auto kernels0 = static_cast<uint32_t>(t_.kernels.size());
   t_.AppendEventsFrom(part, remap, growth);
@@ -335,7 +307,8 @@ Status LegacyMapper::Finish(const std::string& path, const ChromeDocument& doc) 
   // Kernels meet their flow's end at (device, start, name): the first kernel
   // there takes the last flow that ends there.
   LegacyTable<int64_t, LegacyIdHash> flow_external(flow_starts_.size());  // flow id -> op's external id
-  for (const FlowStart& f : flow_starts_) flow_external.Put(f.id, f.ext);
+  for (const FlowStart& f : flow_starts_)
+    if (!f.deferred) flow_external.Put(f.id, f.ext);
   LegacyTable<LegacyKey, LegacyKeyHash> flow_at(kernel_flows_.size());
   for (const KeyedFlow& f : kernel_flows_) flow_at.Put(f.key, f.id);
   uint64_t linked = 0;
@@ -389,10 +362,7 @@ bool LooksLikeTorchLegacy(std::string_view prefix) {
 }
 
 Status ReadTorchLegacyStream(InputStream& in, model::Trace& trace, const ChromeReadOptions& options) {
-  LegacyMapping m(trace);
-  ChromeDocument doc;
-  RETURN_IF_ERROR(ReadChromeTrace(in, trace.stats, &doc, m, &trace, options));
-  return m.mapper().Finish(in.path(), doc);
+  return ReadChromeDialect<LegacyMapper>(in, trace, options);
 }
 
 Status TorchLegacyImporter::Read(const SourceInfo& src, model::Trace& trace) {

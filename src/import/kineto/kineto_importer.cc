@@ -417,8 +417,7 @@ void KinetoParser::MergeSegment(KinetoSegment& job, uint64_t end_offset) {
   // Interning the part's strings in its first-use order reproduces the
   // one-thread pool: the strings new here are exactly those first used in
   // this segment, in that order.
-  remap_.resize(part.strings.size());
-  for (StringId i = 0; i < remap_.size(); ++i) remap_[i] = trace_.strings.Intern(part.strings.Get(i));
+  trace_.strings.InternAll(part.strings, &remap_);
   trace_.AppendEventsFrom(part, remap_, MergeGrowth(end_offset));
   trace_.stats.Merge(part.stats);
   // processes and threads: first appearance sets the order, the last name

@@ -1049,8 +1049,8 @@ Status RocprofV1DbRead(const SqliteDb& db, model::Trace& t, RocmSqliteScan* scan
     api.th.join();
     RETURN_IF_ERROR(ops_status);  // the error one pass would have met first
     RETURN_IF_ERROR(api.status);
-    std::vector<StringId> remap(api.part.strings.size());
-    for (StringId i = 0; i < remap.size(); ++i) remap[i] = t.strings.Intern(api.part.strings.Get(i));
+    std::vector<StringId> remap;
+    t.strings.InternAll(api.part.strings, &remap);
     t.AppendEventsFrom(api.part, remap);
     t.stats.Merge(api.part.stats);
     api_rows = api.api_rows;
